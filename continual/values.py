@@ -1,0 +1,56 @@
+"""The small vocabulary shared by the store, the write-back and recall: decisions, reasons, sources."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Decision(StrEnum):
+    """What a maintainer did with a suggestion."""
+
+    ACCEPTED = "accepted"
+    DISMISSED = "dismissed"
+
+
+class Reason(StrEnum):
+    """Why a suggestion was dismissed; a dismissal without one of these is not a decision."""
+
+    FALSE_POSITIVE = "false-positive"
+    WONT_FIX = "wont-fix"
+    NOT_APPLICABLE = "not-applicable"
+    DUPLICATE = "duplicate"
+    OUT_OF_SCOPE = "out-of-scope"
+    STYLE = "style"
+
+
+class Source(StrEnum):
+    """Where a decision came from."""
+
+    REPLY = "reply"
+    FIX_PR = "fix_pr"
+    PROVEN = "proven"
+    APPLIED = "applied"
+    PERSON = "person"
+
+
+class EntryState(StrEnum):
+    """What recall may do with an entry."""
+
+    ACTIVE = "active"
+    CANDIDATE = "candidate"
+    DEMOTED = "demoted"
+    EXPIRED = "expired"
+
+
+class Scope(StrEnum):
+    REPOSITORY = "repository"
+    ACCOUNT = "account"
+
+
+class Surface(StrEnum):
+    """The four moments at which guidance is handed."""
+
+    REVIEW = "review"
+    RECALL = "recall"
+    BRIEF = "brief"
+    CONTEXT = "context"

@@ -1,0 +1,135 @@
+"""The ASGI application: routes as data, and a lifespan that builds and tears down its parts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Engine, text
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ghapp.db import NotMigrated, check_migrated, ensure_ready, make_engine
+from ghapp.deps import Deps
+from ghapp.ingress import DeliveryWriter, webhook_endpoint
+from ghapp.jobs import Clock, JobQueue, now_ms
+from ghapp.router import Router
+from ghapp.routes import build_router
+from ghapp.settings import Settings
+from ghapp.worker import Worker
+
+if TYPE_CHECKING:
+    from ghapp.github import GitHubApp
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AppState:
+    """What the lifespan built; tests and the demo reach the worker and queue through it."""
+
+    deps: Deps
+    writer: DeliveryWriter
+    worker: Worker | None = None
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"ok": True})
+
+
+async def readyz(request: Request) -> Response:
+    state: AppState = request.app.state.hindsight
+    try:
+        await asyncio.to_thread(_check_database, state.deps.engine)
+    except NotMigrated as exc:
+        return JSONResponse({"ok": False, "error": str(exc)}, status_code=503)
+    except Exception as exc:
+        log.warning("database not ready", extra={"error": type(exc).__name__})
+        return JSONResponse({"ok": False, "error": "database unreachable"}, status_code=503)
+    return JSONResponse({"ok": True})
+
+
+def _check_database(engine: Engine) -> None:
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+    check_migrated(engine)
+
+
+def build_deps(
+    settings: Settings,
+    *,
+    engine: Engine | None = None,
+    github: GitHubApp | None = None,
+    clock: Clock = now_ms,
+) -> Deps:
+    engine = engine or make_engine(settings.database_url)
+    queue = JobQueue(
+        engine,
+        lease_ms=int(settings.job_lease_s * 1000),
+        max_attempts=settings.job_max_attempts,
+        clock=clock,
+    )
+    if github is None and settings.github_app_id is not None:
+        from ghapp.github import GitHubApp
+
+        github = GitHubApp.from_settings(settings)
+    return Deps(settings=settings, engine=engine, queue=queue, github=github, clock=clock)
+
+
+def create_app(
+    settings: Settings,
+    *,
+    deps: Deps | None = None,
+    router: Router | None = None,
+    run_worker: bool = True,
+) -> Starlette:
+    """The app; `run_worker=False` makes a web-only replica (`serve --no-worker`).
+
+    Building it connects to nothing; the lifespan migrates (SQLite) or checks the schema, then
+    starts the delivery writer and, unless told not to, the in-process worker.
+    """
+    router = router or build_router()
+    owns_deps = deps is None
+    ready = deps or build_deps(settings)
+    writer = DeliveryWriter(ready.engine)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await asyncio.to_thread(ensure_ready, ready.engine)
+        state = AppState(deps=ready, writer=writer)
+        if run_worker:
+            worker = Worker(ready, router, concurrency=settings.worker_concurrency)
+            loop = asyncio.get_running_loop()
+            writer.on_commit = lambda _jobs: loop.call_soon_threadsafe(worker.wake)
+            state.worker = worker
+            state.tasks.append(asyncio.create_task(worker.run(), name="worker"))
+        writer.start()
+        app.state.hindsight = state
+        try:
+            yield
+        finally:
+            if state.worker is not None:
+                state.worker.stop()
+            for task in state.tasks:
+                await task
+            await asyncio.to_thread(writer.stop)
+            if owns_deps:
+                if ready.github is not None:
+                    await ready.github.aclose()
+                ready.engine.dispose()
+
+    routes = [
+        Route(
+            "/webhooks", webhook_endpoint(writer, settings.secret_bytes(), router), methods=["POST"]
+        ),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,23 @@
+"""What a job handler is handed: its collaborators, built once at start and passed down."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Engine
+
+from ghapp.jobs import Clock, JobQueue
+from ghapp.settings import Settings
+
+if TYPE_CHECKING:
+    from ghapp.github import GitHubApp
+
+
+@dataclass(frozen=True)
+class Deps:
+    settings: Settings
+    engine: Engine
+    queue: JobQueue
+    github: GitHubApp | None
+    clock: Clock

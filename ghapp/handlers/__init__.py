@@ -1,0 +1,1 @@
+"""Webhook handlers, one module per concern; `ghapp.routes` composes them."""

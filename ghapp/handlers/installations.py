@@ -1,0 +1,103 @@
+"""`installation` and `installation_repositories`: keep tenants true and stop a gone app's jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from continual.schema import Repository
+from ghapp.deps import Deps
+from ghapp.jobs import ClaimedJob
+from ghapp.models import Installation, JobState
+from ghapp.router import Payload, Route, installation_key
+from ghapp.tenants import (
+    remove_repositories,
+    upsert_account,
+    upsert_installation,
+    upsert_repositories,
+)
+
+log = logging.getLogger(__name__)
+
+
+def apply_installation(deps: Deps, payload: Payload) -> None:
+    action = payload["action"]
+    installation = payload["installation"]
+    now = deps.clock()
+    with Session(deps.engine) as session, session.begin():
+        row = upsert_installation(session, installation, now)
+        conn = session.connection()
+        if action == "created":
+            upsert_repositories(
+                session,
+                payload.get("repositories") or (),
+                account_id=row.account_id,
+                installation_id=row.id,
+                account_login=installation["account"]["login"],
+            )
+        elif action == "deleted":
+            row.deleted_ms = now
+            session.execute(
+                update(Repository)
+                .where(Repository.installation_id == row.id, Repository.removed_ms.is_(None))
+                .values(removed_ms=now)
+            )
+            deps.queue.hold_installation(conn, row.id, JobState.CANCELLED)
+        elif action == "suspend":
+            row.suspended_ms = now
+            deps.queue.hold_installation(conn, row.id, JobState.HELD)
+        elif action == "unsuspend":
+            row.suspended_ms = None
+            deps.queue.release_installation(conn, row.id, now)
+    log.info("installation updated", extra={"installation": installation["id"], "action": action})
+
+
+def apply_installation_repositories(deps: Deps, payload: Payload) -> None:
+    installation = payload["installation"]
+    now = deps.clock()
+    with Session(deps.engine) as session, session.begin():
+        row = session.get(Installation, installation["id"])
+        if row is None:
+            row = upsert_installation(session, installation, now)
+        account = upsert_account(session, installation["account"], now)
+        upsert_repositories(
+            session,
+            payload.get("repositories_added") or (),
+            account_id=account.id,
+            installation_id=row.id,
+            account_login=account.login,
+        )
+        remove_repositories(
+            session, (repo["id"] for repo in payload.get("repositories_removed") or ()), now
+        )
+
+
+async def on_installation(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+    await asyncio.to_thread(apply_installation, deps, payload)
+
+
+async def on_installation_repositories(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+    await asyncio.to_thread(apply_installation_repositories, deps, payload)
+
+
+ROUTES = [
+    Route(
+        event="installation",
+        actions=frozenset({"created", "deleted", "suspend", "unsuspend"}),
+        kind="installation.sync",
+        handler=on_installation,
+        serial_key=installation_key,
+        lifecycle=True,
+    ),
+    Route(
+        event="installation_repositories",
+        actions=frozenset({"added", "removed"}),
+        kind="installation.repositories",
+        handler=on_installation_repositories,
+        serial_key=installation_key,
+        lifecycle=True,
+    ),
+]

@@ -1,0 +1,268 @@
+"""`POST /webhooks`: verify, parse, deduplicate and durably record a delivery with its jobs, then 202."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, insert, or_, select
+from sqlalchemy.exc import IntegrityError
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+
+from ghapp import signature
+from ghapp.jobs import JobSpec, job_rows, now_ms
+from ghapp.models import Delivery, Job
+from ghapp.router import Router
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 25 * 1024 * 1024
+MAX_BATCH = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    delivery_id: str
+    body_sha256: str
+    event: str
+    action: str | None
+    installation_id: int | None
+    body: str
+    jobs: tuple[JobSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    duplicate: bool
+    jobs: int
+
+
+class DeliveryWriter:
+    """Group commit: one thread writes every pending delivery and its jobs in one transaction.
+
+    Each caller gets its answer only after the transaction holding its delivery has committed, so
+    every 202 is durable; batching many deliveries into one commit is what makes that fast.
+    """
+
+    def __init__(self, engine: Engine, *, on_commit: Callable[[int], None] | None = None) -> None:
+        self.engine = engine
+        self.on_commit = on_commit
+        self._queue: queue.SimpleQueue[tuple[Incoming, Future[Recorded]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._run, name="delivery-writer", daemon=True)
+        self._started = False
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self._thread.start()
+
+    def stop(self) -> None:
+        if self._started:
+            self._queue.put(None)
+            self._thread.join()
+            self._started = False
+
+    def submit(self, incoming: Incoming) -> Future[Recorded]:
+        future: Future[Recorded] = Future()
+        self._queue.put((incoming, future))
+        return future
+
+    def record(self, incoming: Incoming) -> Recorded:
+        """Record one delivery synchronously (CLI, tests), bypassing the writer thread."""
+        return self._write_one(incoming)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            stopping = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                batch.append(more)
+            self._write_batch(batch)
+            if stopping:
+                return
+
+    def _write_batch(self, batch: Sequence[tuple[Incoming, Future[Recorded]]]) -> None:
+        results: list[Recorded | BaseException] = []
+        try:
+            results.extend(self._write_many([incoming for incoming, _ in batch]))
+        except IntegrityError:
+            # Another process recorded one of these first; settle them one at a time.
+            for incoming, _ in batch:
+                try:
+                    results.append(self._write_one(incoming))
+                except Exception as exc:  # the writer thread must outlive any one delivery
+                    results.append(exc)
+        except Exception as exc:
+            log.exception("delivery batch failed", extra={"size": len(batch)})
+            for _, future in batch:
+                future.set_exception(exc)
+            return
+        jobs = 0
+        for (_, future), result in zip(batch, results, strict=True):
+            if isinstance(result, BaseException):
+                future.set_exception(result)
+            else:
+                jobs += result.jobs
+                future.set_result(result)
+        if jobs and self.on_commit is not None:
+            self.on_commit(jobs)
+
+    def _write_one(self, incoming: Incoming) -> Recorded:
+        try:
+            return self._write_many([incoming])[0]
+        except IntegrityError:
+            return Recorded(duplicate=True, jobs=0)
+
+    def _write_many(self, batch: Sequence[Incoming]) -> list[Recorded]:
+        ids = [incoming.delivery_id for incoming in batch]
+        shas = [incoming.body_sha256 for incoming in batch]
+        now = now_ms()
+        with self.engine.begin() as conn:
+            seen: set[str] = set()
+            for delivery_id, body_sha in conn.execute(
+                select(Delivery.id, Delivery.body_sha256).where(
+                    or_(Delivery.id.in_(ids), Delivery.body_sha256.in_(shas))
+                )
+            ):
+                seen.add(delivery_id)
+                seen.add(body_sha)
+            results: list[Recorded] = []
+            deliveries: list[dict[str, Any]] = []
+            jobs: list[dict[str, object]] = []
+            for incoming in batch:
+                if incoming.delivery_id in seen or incoming.body_sha256 in seen:
+                    results.append(Recorded(duplicate=True, jobs=0))
+                    continue
+                seen.add(incoming.delivery_id)
+                seen.add(incoming.body_sha256)
+                deliveries.append(
+                    {
+                        "id": incoming.delivery_id,
+                        "body_sha256": incoming.body_sha256,
+                        "event": incoming.event,
+                        "action": incoming.action,
+                        "installation_id": incoming.installation_id,
+                        "received_ms": now,
+                        "body": incoming.body,
+                    }
+                )
+                jobs.extend(job_rows(incoming.jobs, delivery_id=incoming.delivery_id, now=now))
+                results.append(Recorded(duplicate=False, jobs=len(incoming.jobs)))
+            if deliveries:
+                conn.execute(insert(Delivery), deliveries)
+            if jobs:
+                conn.execute(insert(Job), jobs)
+        return results
+
+
+class Rejected(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def read_capped(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """Read the body, refusing (413) as soon as it is known to be over `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise Rejected(400, "bad_request", "Content-Length is not a number")
+        if int(declared) > limit:
+            raise Rejected(413, "too_large", f"the body is over {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Rejected(413, "too_large", f"the body is over {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> Incoming | Response:
+    """Turn a verified request into an Incoming delivery, or the response that refuses it."""
+    if not signature.verify(secret, body, headers.get("x-hub-signature-256")):
+        return error_response(401, "bad_signature", "X-Hub-Signature-256 is missing or wrong")
+    event = headers.get("x-github-event")
+    delivery_id = headers.get("x-github-delivery")
+    if not event or not delivery_id or len(delivery_id) > 64 or len(event) > 64:
+        return error_response(
+            400, "bad_request", "X-GitHub-Event and X-GitHub-Delivery headers are required"
+        )
+    try:
+        text = body.decode("utf-8")
+        payload = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return error_response(400, "bad_json", "the body is not valid UTF-8 JSON")
+    if not isinstance(payload, dict):
+        return error_response(400, "bad_json", "the body is not a JSON object")
+    if event == "ping":
+        return JSONResponse({"ok": True, "zen": payload.get("zen")}, status_code=200)
+    action = payload.get("action")
+    installation = payload.get("installation")
+    installation_id = installation.get("id") if isinstance(installation, dict) else None
+    return Incoming(
+        delivery_id=delivery_id,
+        body_sha256=hashlib.sha256(body).hexdigest(),
+        event=event,
+        action=action if isinstance(action, str) else None,
+        installation_id=installation_id if isinstance(installation_id, int) else None,
+        body=text,
+        jobs=tuple(router.jobs_for(event, payload)),
+    )
+
+
+def webhook_endpoint(
+    writer: DeliveryWriter, secret: bytes, router: Router
+) -> Callable[[Request], Any]:
+    async def webhooks(request: Request) -> Response:
+        try:
+            body = await read_capped(request)
+        except Rejected as rejected:
+            return error_response(rejected.status, rejected.code, rejected.message)
+        except ClientDisconnect:
+            return error_response(400, "bad_request", "the client went away mid-body")
+        parsed = parse_delivery(request.headers, body, secret, router)
+        if isinstance(parsed, Response):
+            return parsed
+        try:
+            recorded = await asyncio.wrap_future(writer.submit(parsed))
+        except Exception:
+            log.exception("delivery not recorded", extra={"delivery": parsed.delivery_id})
+            return error_response(500, "internal", "the delivery could not be recorded; redeliver")
+        if recorded.duplicate:
+            return JSONResponse({"duplicate": True}, status_code=200)
+        log.info(
+            "delivery recorded",
+            extra={"delivery": parsed.delivery_id, "event": parsed.event, "jobs": recorded.jobs},
+        )
+        return JSONResponse({"delivery": parsed.delivery_id, "jobs": recorded.jobs}, 202)
+
+    return webhooks

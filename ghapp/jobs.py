@@ -1,0 +1,254 @@
+"""The durable job queue: enqueue with a delivery, claim under a lease, finish, retry or park."""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, func, insert, select, text, update
+
+from ghapp.models import Job, JobState
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], int]
+
+BACKOFF_BASE_MS = 2_000
+BACKOFF_CAP_MS = 15 * 60_000
+LEASE_BLOCKING_STATES = (JobState.QUEUED, JobState.RUNNING, JobState.HELD)
+
+# A job is claimable when it is due (or its lease expired) and no earlier job with the same serial
+# key is still waiting or running: jobs of one pull request run one at a time, in arrival order.
+_CANDIDATE = """
+SELECT j.id FROM jobs j
+WHERE ((j.state = 'queued' AND j.run_after_ms <= :now)
+       OR (j.state = 'running' AND j.lease_expires_ms <= :now))
+  AND (j.serial_key IS NULL OR NOT EXISTS (
+        SELECT 1 FROM jobs k
+        WHERE k.serial_key = j.serial_key AND k.id < j.id
+          AND k.state IN ('queued', 'running', 'held')))
+ORDER BY j.run_after_ms, j.id
+LIMIT 1
+"""
+_CLAIM = """
+UPDATE jobs SET state = 'running', lease_token = :token, lease_expires_ms = :expires,
+                attempts = attempts + 1
+WHERE id = ({candidate})
+RETURNING id, kind, delivery_id, installation_id, serial_key, attempts
+"""
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class JobSpec:
+    """A job to create alongside its delivery."""
+
+    kind: str
+    serial_key: str | None = None
+    installation_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    id: int
+    kind: str
+    delivery_id: str | None
+    installation_id: int | None
+    serial_key: str | None
+    attempts: int
+    lease_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    id: int
+    kind: str
+    state: str
+    attempts: int
+    run_after_ms: int
+    serial_key: str | None
+    delivery_id: str | None
+    last_error: str | None
+
+
+def backoff_ms(attempts: int, *, rng: random.Random | None = None) -> int:
+    """Exponential backoff with full jitter on the upper half: 2 s, 4 s, 8 s … capped at 15 min."""
+    ceiling = min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** max(0, attempts - 1))
+    return ceiling // 2 + (rng or random).randrange(ceiling // 2 + 1)
+
+
+def job_rows(
+    specs: Sequence[JobSpec], *, delivery_id: str | None, now: int
+) -> list[dict[str, object]]:
+    return [
+        {
+            "kind": spec.kind,
+            "delivery_id": delivery_id,
+            "installation_id": spec.installation_id,
+            "serial_key": spec.serial_key,
+            "state": JobState.QUEUED.value,
+            "attempts": 0,
+            "run_after_ms": now,
+            "created_ms": now,
+        }
+        for spec in specs
+    ]
+
+
+def enqueue(conn: Connection, specs: Sequence[JobSpec], *, now: int) -> None:
+    """Insert queued jobs in the caller's transaction (no delivery)."""
+    if specs:
+        conn.execute(insert(Job), job_rows(specs, delivery_id=None, now=now))
+
+
+class JobQueue:
+    """Queue operations on one engine; every method is one short transaction."""
+
+    def __init__(
+        self, engine: Engine, *, lease_ms: int, max_attempts: int, clock: Clock = now_ms
+    ) -> None:
+        self.engine = engine
+        self.lease_ms = lease_ms
+        self.max_attempts = max_attempts
+        self.clock = clock
+        candidate = _CANDIDATE
+        if engine.dialect.name == "postgresql":
+            candidate += " FOR UPDATE OF j SKIP LOCKED"
+        self._claim_sql = text(_CLAIM.format(candidate=candidate))
+
+    def claim(self) -> ClaimedJob | None:
+        """Take the next due job under a fresh lease, or None when nothing is due."""
+        token = secrets.token_hex(16)
+        now = self.clock()
+        with self.engine.begin() as conn:
+            row = conn.execute(
+                self._claim_sql, {"now": now, "token": token, "expires": now + self.lease_ms}
+            ).one_or_none()
+        if row is None:
+            return None
+        return ClaimedJob(
+            id=row.id,
+            kind=row.kind,
+            delivery_id=row.delivery_id,
+            installation_id=row.installation_id,
+            serial_key=row.serial_key,
+            attempts=row.attempts,
+            lease_token=token,
+        )
+
+    def _finish(self, job: ClaimedJob, **values: object) -> bool:
+        stmt = (
+            update(Job)
+            .where(Job.id == job.id, Job.lease_token == job.lease_token)
+            .values(lease_token=None, lease_expires_ms=None, **values)
+        )
+        with self.engine.begin() as conn:
+            done = conn.execute(stmt).rowcount == 1
+        if not done:
+            log.warning("job lease lost", extra={"job": job.id, "kind": job.kind})
+        return done
+
+    def complete(self, job: ClaimedJob, *, note: str | None = None) -> bool:
+        """Mark done if we still hold the lease; False means another worker took it over."""
+        return self._finish(
+            job, state=JobState.DONE.value, finished_ms=self.clock(), last_error=note
+        )
+
+    def fail(self, job: ClaimedJob, error: str) -> bool:
+        """Retry later with backoff, or park as dead once the attempts are spent."""
+        if job.attempts >= self.max_attempts:
+            log.error("job dead", extra={"job": job.id, "kind": job.kind, "error": error})
+            return self._finish(
+                job, state=JobState.DEAD.value, last_error=error, finished_ms=self.clock()
+            )
+        return self._finish(
+            job,
+            state=JobState.QUEUED.value,
+            last_error=error,
+            run_after_ms=self.clock() + backoff_ms(job.attempts),
+        )
+
+    def reschedule(self, job: ClaimedJob, at_ms: int, reason: str) -> bool:
+        """Come back at `at_ms` (rate limit); the attempt is not counted against the job."""
+        return self._finish(
+            job,
+            state=JobState.QUEUED.value,
+            last_error=reason,
+            run_after_ms=max(at_ms, self.clock()),
+            attempts=Job.attempts - 1,
+        )
+
+    def park(self, job: ClaimedJob, state: JobState, note: str) -> bool:
+        """Stop a claimed job without running it (HELD, CANCELLED or DEAD)."""
+        return self._finish(job, state=state.value, last_error=note, finished_ms=self.clock())
+
+    def extend(self, job: ClaimedJob) -> bool:
+        """Renew the lease of a long-running job."""
+        stmt = (
+            update(Job)
+            .where(Job.id == job.id, Job.lease_token == job.lease_token)
+            .values(lease_expires_ms=self.clock() + self.lease_ms)
+        )
+        with self.engine.begin() as conn:
+            return conn.execute(stmt).rowcount == 1
+
+    def hold_installation(self, conn: Connection, installation_id: int, state: JobState) -> int:
+        """Stop the waiting jobs of a suspended (HELD) or deleted (CANCELLED) installation."""
+        stmt = (
+            update(Job)
+            .where(Job.installation_id == installation_id, Job.state == JobState.QUEUED.value)
+            .values(state=state.value)
+        )
+        return conn.execute(stmt).rowcount
+
+    @staticmethod
+    def release_installation(conn: Connection, installation_id: int, now: int) -> int:
+        """Requeue the jobs held while an installation was suspended."""
+        stmt = (
+            update(Job)
+            .where(Job.installation_id == installation_id, Job.state == JobState.HELD.value)
+            .values(state=JobState.QUEUED.value, run_after_ms=now)
+        )
+        return conn.execute(stmt).rowcount
+
+    def list(self, *, states: Sequence[str] = (), limit: int = 50) -> list[JobRow]:
+        stmt = select(Job).order_by(Job.id.desc()).limit(limit)
+        if states:
+            stmt = stmt.where(Job.state.in_(list(states)))
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt).scalars()
+            return [
+                JobRow(
+                    id=r.id,
+                    kind=r.kind,
+                    state=r.state,
+                    attempts=r.attempts,
+                    run_after_ms=r.run_after_ms,
+                    serial_key=r.serial_key,
+                    delivery_id=r.delivery_id,
+                    last_error=r.last_error,
+                )
+                for r in rows
+            ]
+
+    def counts(self) -> dict[str, int]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(Job.state, func.count()).group_by(Job.state)).all()
+        return {state: count for state, count in rows}
+
+    def retry(self, job_ids: Sequence[int] = (), *, all_dead: bool = False) -> int:
+        """Requeue dead jobs (the given ids, or every dead one) with their attempts reset."""
+        stmt = update(Job).where(Job.state == JobState.DEAD.value)
+        if not all_dead:
+            stmt = stmt.where(Job.id.in_(list(job_ids)))
+        with self.engine.begin() as conn:
+            return conn.execute(
+                stmt.values(state=JobState.QUEUED.value, attempts=0, run_after_ms=self.clock())
+            ).rowcount

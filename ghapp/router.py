@@ -1,0 +1,93 @@
+"""The one explicit router: which webhook events make which jobs, and which handler runs each job."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ghapp.jobs import ClaimedJob, JobSpec
+
+if TYPE_CHECKING:
+    from ghapp.deps import Deps
+
+Payload = Mapping[str, Any]
+Handler = Callable[["Deps", ClaimedJob, Payload], Awaitable[None]]
+SerialKey = Callable[[Payload], str | None]
+
+
+def pull_request_key(payload: Payload) -> str | None:
+    """Jobs of one pull request share this key, so they run one at a time."""
+    repo = payload.get("repository") or {}
+    pull = payload.get("pull_request") or payload.get("issue") or {}
+    if "id" not in repo or "number" not in pull:
+        return None
+    return f"pr:{repo['id']}:{pull['number']}"
+
+
+def installation_key(payload: Payload) -> str | None:
+    installation = payload.get("installation") or {}
+    return f"installation:{installation['id']}" if "id" in installation else None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """`event` (with one of `actions`, or any action when None) makes a `kind` job run by `handler`.
+
+    `lifecycle` routes run even while their installation is suspended or deleted.
+    """
+
+    event: str
+    actions: frozenset[str] | None
+    kind: str
+    handler: Handler
+    serial_key: SerialKey = pull_request_key
+    lifecycle: bool = False
+    when: Callable[[Payload], bool] | None = None
+
+
+class UnknownJobKind(LookupError):
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"no handler is registered for job kind {kind!r}")
+
+
+class Router:
+    def __init__(self, *route_groups: Iterable[Route]) -> None:
+        self._by_event: dict[str, list[Route]] = {}
+        self._by_kind: dict[str, Route] = {}
+        for group in route_groups:
+            for route in group:
+                if route.kind in self._by_kind:
+                    raise ValueError(f"job kind {route.kind!r} is registered twice")
+                self._by_kind[route.kind] = route
+                self._by_event.setdefault(route.event, []).append(route)
+
+    @property
+    def events(self) -> frozenset[str]:
+        return frozenset(self._by_event)
+
+    def jobs_for(self, event: str, payload: Payload) -> list[JobSpec]:
+        """The jobs a delivery creates; an event nobody handles creates none."""
+        action = payload.get("action")
+        installation = payload.get("installation") or {}
+        installation_id = installation.get("id") if isinstance(installation, Mapping) else None
+        specs = []
+        for route in self._by_event.get(event, ()):
+            if route.actions is not None and action not in route.actions:
+                continue
+            if route.when is not None and not route.when(payload):
+                continue
+            specs.append(
+                JobSpec(
+                    kind=route.kind,
+                    serial_key=route.serial_key(payload),
+                    installation_id=installation_id if isinstance(installation_id, int) else None,
+                )
+            )
+        return specs
+
+    def route(self, kind: str) -> Route:
+        try:
+            return self._by_kind[kind]
+        except KeyError:
+            raise UnknownJobKind(kind) from None

@@ -1,0 +1,10 @@
+"""The one place handlers are registered: every webhook route of the app, composed explicitly."""
+
+from __future__ import annotations
+
+from ghapp.handlers import installations, pulls
+from ghapp.router import Router
+
+
+def build_router() -> Router:
+    return Router(installations.ROUTES, pulls.ROUTES)

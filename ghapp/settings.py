@@ -1,0 +1,106 @@
+"""The one settings object: HINDSIGHT_* environment variables and `.env`, validated at start."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Self
+
+from cryptography.hazmat.primitives import serialization
+from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite:///hindsight.db"
+
+
+class SettingsError(Exception):
+    """A setting is missing or invalid; the message names it and says what to do."""
+
+
+class Settings(BaseSettings):
+    """Everything the process reads from its environment, read once at start and passed down."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="HINDSIGHT_", env_file=".env", extra="ignore", frozen=True
+    )
+
+    database_url: str = DEFAULT_DATABASE_URL
+    github_app_id: int | None = None
+    github_private_key: SecretStr | None = None
+    github_private_key_file: Path | None = None
+    webhook_secret: SecretStr | None = None
+    github_api_url: str = "https://api.github.com"
+    app_slug: str | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=3000, ge=1, le=65535)
+    store_dir: Path = Path(".hindsight")
+    config: Path = Path("hindsight.toml")
+    worker_concurrency: int = Field(default=4, ge=1, le=256)
+    job_lease_s: float = Field(default=300.0, gt=0)
+    job_max_attempts: int = Field(default=8, ge=1, le=100)
+    log_level: str = "INFO"
+
+    @model_validator(mode="after")
+    def _key_file_exists(self) -> Self:
+        if self.github_private_key_file is not None and not self.github_private_key_file.is_file():
+            raise ValueError(
+                f"HINDSIGHT_GITHUB_PRIVATE_KEY_FILE: no file at {self.github_private_key_file}"
+            )
+        return self
+
+    def private_key_pem(self) -> str:
+        """The app's private key as PEM text, from the variable or the file."""
+        if self.github_private_key is not None:
+            return self.github_private_key.get_secret_value().replace("\\n", "\n")
+        if self.github_private_key_file is not None:
+            return self.github_private_key_file.read_text()
+        raise SettingsError(
+            "HINDSIGHT_GITHUB_PRIVATE_KEY or HINDSIGHT_GITHUB_PRIVATE_KEY_FILE is required: "
+            "set one to the app's PEM private key"
+        )
+
+    def secret_bytes(self) -> bytes:
+        if self.webhook_secret is None:
+            raise SettingsError(
+                "HINDSIGHT_WEBHOOK_SECRET is required: set it to the app's webhook secret"
+            )
+        return self.webhook_secret.get_secret_value().encode()
+
+    def key_fingerprint(self) -> str:
+        """The private key shown the only way it may be: a sha256 fingerprint of its public half."""
+        key = serialization.load_pem_private_key(self.private_key_pem().encode(), password=None)
+        der = key.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        return "SHA256:" + hashlib.sha256(der).hexdigest()[:16]
+
+    def require_github(self) -> None:
+        """Fail with a message naming what is missing before `serve` or `worker` start."""
+        missing = []
+        if self.github_app_id is None:
+            missing.append("HINDSIGHT_GITHUB_APP_ID")
+        if self.github_private_key is None and self.github_private_key_file is None:
+            missing.append("HINDSIGHT_GITHUB_PRIVATE_KEY (or HINDSIGHT_GITHUB_PRIVATE_KEY_FILE)")
+        if self.webhook_secret is None:
+            missing.append("HINDSIGHT_WEBHOOK_SECRET")
+        if missing:
+            raise SettingsError("missing settings: " + ", ".join(missing))
+        try:
+            self.key_fingerprint()
+        except (ValueError, TypeError) as exc:
+            raise SettingsError(
+                "HINDSIGHT_GITHUB_PRIVATE_KEY is not a readable PEM private key"
+            ) from exc
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build the settings, turning pydantic's error into one that names the variables."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        names = ", ".join(
+            "HINDSIGHT_" + str(err["loc"][0]).upper() if err["loc"] else err["msg"]
+            for err in exc.errors()
+        )
+        details = "; ".join(err["msg"] for err in exc.errors())
+        raise SettingsError(f"invalid settings: {names} ({details})") from None

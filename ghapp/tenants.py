@@ -1,0 +1,93 @@
+"""Keeping the accounts, installations and repositories tables true to what GitHub says."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from continual.schema import Account, Repository
+from ghapp.models import Installation
+
+Payload = Mapping[str, Any]
+
+
+def upsert_account(session: Session, account: Payload, now: int) -> Account:
+    row = session.get(Account, account["id"])
+    if row is None:
+        row = Account(id=account["id"], login=account["login"], created_ms=now)
+        session.add(row)
+        session.flush()
+    row.login = account["login"]
+    row.type = account.get("type") or "User"
+    return row
+
+
+def upsert_installation(session: Session, installation: Payload, now: int) -> Installation:
+    account = upsert_account(session, installation["account"], now)
+    row = session.get(Installation, installation["id"])
+    if row is None:
+        row = Installation(id=installation["id"], account_id=account.id, created_ms=now)
+        session.add(row)
+    row.account_id = account.id
+    row.deleted_ms = None
+    if installation.get("suspended_at") and row.suspended_ms is None:
+        row.suspended_ms = now
+    return row
+
+
+def upsert_repositories(
+    session: Session,
+    repositories: Iterable[Payload],
+    *,
+    account_id: int,
+    installation_id: int | None,
+    account_login: str | None = None,
+) -> list[Repository]:
+    """Add or revive repositories; `full_name` may be missing from older payloads."""
+    rows = []
+    for repo in repositories:
+        full_name = repo.get("full_name") or f"{account_login}/{repo['name']}"
+        row = session.get(Repository, repo["id"])
+        if row is None:
+            row = Repository(id=repo["id"], account_id=account_id, full_name=full_name)
+            session.add(row)
+        row.full_name = full_name
+        row.account_id = account_id
+        if installation_id is not None:
+            row.installation_id = installation_id
+        row.removed_ms = None
+        rows.append(row)
+    return rows
+
+
+def remove_repositories(session: Session, repo_ids: Iterable[int], now: int) -> None:
+    ids = list(repo_ids)
+    if ids:
+        session.execute(
+            update(Repository)
+            .where(Repository.id.in_(ids), Repository.removed_ms.is_(None))
+            .values(removed_ms=now)
+        )
+
+
+def repository_from_event(session: Session, payload: Payload, now: int) -> Repository | None:
+    """Make sure the repository an event is about is known (an installation event may be missed)."""
+    repo = payload.get("repository")
+    if not isinstance(repo, Mapping) or "id" not in repo:
+        return None
+    owner = repo.get("owner") or payload.get("organization") or {}
+    if "id" not in owner:
+        return session.get(Repository, repo["id"])
+    account = upsert_account(session, owner, now)
+    installation = payload.get("installation") or {}
+    (row,) = upsert_repositories(
+        session,
+        [repo],
+        account_id=account.id,
+        installation_id=installation.get("id"),
+        account_login=account.login,
+    )
+    return row

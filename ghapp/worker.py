@@ -1,0 +1,146 @@
+"""The job runner: claims due jobs, runs their handlers with bounded concurrency, settles each one."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from sqlalchemy import select
+
+from ghapp.deps import Deps
+from ghapp.errors import Forbidden, Gone, RetryAt, Transient
+from ghapp.jobs import ClaimedJob, JobQueue
+from ghapp.models import Delivery, Installation, JobState
+from ghapp.router import Router
+
+log = logging.getLogger(__name__)
+
+IDLE_POLL_S = 0.5
+
+
+class Worker:
+    """Runs jobs from the queue until stopped; `concurrency` jobs at most at once."""
+
+    def __init__(self, deps: Deps, router: Router, *, concurrency: int) -> None:
+        self.deps = deps
+        self.queue: JobQueue = deps.queue
+        self.router = router
+        self.concurrency = concurrency
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._running: set[asyncio.Task[None]] = set()
+
+    def wake(self) -> None:
+        """Called (from any thread, via the loop) when new jobs were committed."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        log.info("worker started", extra={"concurrency": self.concurrency})
+        while not self._stopping.is_set():
+            if len(self._running) >= self.concurrency:
+                await asyncio.wait(self._running, return_when=asyncio.FIRST_COMPLETED)
+                continue
+            job = await asyncio.to_thread(self.queue.claim)
+            if job is None:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
+                continue
+            task = asyncio.create_task(self._settle(job), name=f"job-{job.id}")
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+        if self._running:
+            await asyncio.wait(self._running)
+        log.info("worker stopped")
+
+    async def run_until_idle(self) -> int:
+        """Run jobs until none is due (tests, the demo, `hindsight worker --until-idle`)."""
+        ran = 0
+        while True:
+            job = await asyncio.to_thread(self.queue.claim)
+            if job is None:
+                return ran
+            await self._settle(job)
+            ran += 1
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+
+    async def _settle(self, job: ClaimedJob) -> None:
+        """Run one job and record its outcome; the one catch-all of the job runner."""
+        fields = {"job": job.id, "kind": job.kind, "attempt": job.attempts}
+        try:
+            parked = await asyncio.to_thread(self._gate, job)
+            if parked:
+                return
+            heartbeat = asyncio.create_task(self._heartbeat(job))
+            try:
+                await self._run_handler(job)
+            finally:
+                heartbeat.cancel()
+        except RetryAt as exc:
+            log.warning("job rescheduled", extra={**fields, "reason": exc.reason})
+            at_ms = int(exc.at.timestamp() * 1000)
+            await asyncio.to_thread(self.queue.reschedule, job, at_ms, str(exc))
+        except Transient as exc:
+            log.warning("job will retry", extra={**fields, "error": str(exc)})
+            await asyncio.to_thread(self.queue.fail, job, f"transient: {exc}")
+        except Gone as exc:
+            log.info("job target gone", extra={**fields, "what": exc.what})
+            await asyncio.to_thread(self.queue.complete, job, note=str(exc))
+        except Forbidden as exc:
+            await asyncio.to_thread(self.queue.park, job, JobState.DEAD, f"forbidden: {exc}")
+        except Exception as exc:
+            log.exception("job failed", extra=fields)
+            await asyncio.to_thread(self.queue.fail, job, f"{type(exc).__name__}: {exc}")
+        else:
+            await asyncio.to_thread(self.queue.complete, job)
+            log.info("job done", extra=fields)
+
+    def _gate(self, job: ClaimedJob) -> bool:
+        """Park a job that must not run now; True when it was parked."""
+        if job.attempts > self.queue.max_attempts:
+            return self.queue.park(job, JobState.DEAD, "its lease expired too often") or True
+        route = self.router.route(job.kind)
+        if route.lifecycle or job.installation_id is None:
+            return False
+        with self.deps.engine.connect() as conn:
+            installation = conn.execute(
+                select(Installation.suspended_ms, Installation.deleted_ms).where(
+                    Installation.id == job.installation_id
+                )
+            ).one_or_none()
+        if installation is None:
+            return False
+        if installation.deleted_ms is not None:
+            return self.queue.park(job, JobState.CANCELLED, "installation deleted") or True
+        if installation.suspended_ms is not None:
+            return self.queue.park(job, JobState.HELD, "installation suspended") or True
+        return False
+
+    async def _run_handler(self, job: ClaimedJob) -> None:
+        route = self.router.route(job.kind)
+        payload = await asyncio.to_thread(self._payload, job)
+        await route.handler(self.deps, job, payload)
+
+    def _payload(self, job: ClaimedJob) -> dict[str, Any]:
+        if job.delivery_id is None:
+            return {}
+        with self.deps.engine.connect() as conn:
+            body = conn.execute(
+                select(Delivery.body).where(Delivery.id == job.delivery_id)
+            ).scalar_one()
+        payload: dict[str, Any] = json.loads(body)
+        return payload
+
+    async def _heartbeat(self, job: ClaimedJob) -> None:
+        interval = self.queue.lease_ms / 3000
+        while True:
+            await asyncio.sleep(interval)
+            if not await asyncio.to_thread(self.queue.extend, job):
+                log.warning("job lease lost during run", extra={"job": job.id})
+                return

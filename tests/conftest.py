@@ -1,0 +1,57 @@
+"""Shared fixtures: a migrated database per test (SQLite, or PostgreSQL when configured)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+
+from ghapp.db import make_engine, migrate
+
+# Real GitHub webhook payloads (octokit's examples, MIT: see fixtures/webhooks/SOURCE.md).
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
+
+WEBHOOK_SECRET = "test-webhook-secret"
+POSTGRES_URL = os.environ.get("HINDSIGHT_TEST_DATABASE_URL")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", help="run the longer variants too")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="longer variant: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> Iterator[str]:
+    """A fresh empty database: a SQLite file, or a new schema on the test PostgreSQL server."""
+    if not POSTGRES_URL:
+        yield f"sqlite:///{tmp_path / 'hindsight.db'}"
+        return
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in POSTGRES_URL else "?"
+    yield f"{POSTGRES_URL}{separator}options=-csearch_path%3D{schema}"
+    with admin.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = make_engine(database_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
