@@ -1,8 +1,19 @@
-"""The declarative base every table of the project shares, and the tenant tables the store hangs off."""
+"""The tables of the store: tenants, suggestions, entries (lesson records) and their receipts."""
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, ForeignKey, MetaData, String
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -41,3 +52,98 @@ class Repository(Base):
     installation_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     full_name: Mapped[str] = mapped_column(String(200), unique=True)
     removed_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class Suggestion(Base):
+    """One finding posted as a review comment carrying the hidden marker."""
+
+    __tablename__ = "suggestions"
+    __table_args__ = (Index("ix_suggestions_pull", "repository_id", "pr"),)
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"))
+    pr: Mapped[int] = mapped_column(Integer)
+    head_sha: Mapped[str] = mapped_column(String(40))
+    review_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    path: Mapped[str] = mapped_column(Text)
+    line: Mapped[int | None] = mapped_column(Integer)
+    seat: Mapped[str] = mapped_column(String(100))
+    lab: Mapped[str | None] = mapped_column(String(100))
+    lens: Mapped[str] = mapped_column(String(100))
+    title: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text, default="")
+    lesson: Mapped[str] = mapped_column(Text, default="")
+    replacement: Mapped[str | None] = mapped_column(Text)
+    entry_key: Mapped[str] = mapped_column(String(80))
+    set_sha256: Mapped[str | None] = mapped_column(String(64))
+    comment_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    proven: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class Entry(Base):
+    """One mechanism in one repository: the lesson record. A deleted entry stays as a tombstone."""
+
+    __tablename__ = "entries"
+    __table_args__ = (
+        # One live entry per key per repository; tombstones (deleted_ms set) do not count.
+        Index(
+            "uq_entries_live_key",
+            "repository_id",
+            "key",
+            unique=True,
+            sqlite_where=text("deleted_ms IS NULL"),
+            postgresql_where=text("deleted_ms IS NULL"),
+        ),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(80), index=True)
+    scope: Mapped[str] = mapped_column(String(16), default="repository")
+    lens: Mapped[str] = mapped_column(String(100), default="")
+    title: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text, default="")
+    admission: Mapped[str | None] = mapped_column(String(32))  # None: admitted; else the stage
+    associations: Mapped[str] = mapped_column(Text, default="{}")  # JSON, for the recall index
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+    demoted_ms: Mapped[int | None] = mapped_column(BigInteger)
+    demoted_by: Mapped[str | None] = mapped_column(String(100))
+    last_confirmed_ms: Mapped[int | None] = mapped_column(BigInteger)
+    expires_ms: Mapped[int | None] = mapped_column(BigInteger)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    deleted_ms: Mapped[int | None] = mapped_column(BigInteger)
+    tombstone_sources: Mapped[str | None] = mapped_column(Text)  # JSON list of suggestion ids
+
+
+class Receipt(Base):
+    """One decision on one suggestion, with where it came from and under which guidance."""
+
+    __tablename__ = "receipts"
+    __table_args__ = (UniqueConstraint("suggestion_id", "decision", "source"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    entry_id: Mapped[str] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    suggestion_id: Mapped[str] = mapped_column(ForeignKey("suggestions.id", ondelete="CASCADE"))
+    decision: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(String(32))
+    source: Mapped[str] = mapped_column(String(16))
+    rule: Mapped[str | None] = mapped_column(String(64))
+    span: Mapped[str | None] = mapped_column(Text)
+    seat: Mapped[str] = mapped_column(String(100))
+    lab: Mapped[str | None] = mapped_column(String(100))
+    set_sha256: Mapped[str | None] = mapped_column(String(64))
+    pr: Mapped[int] = mapped_column(Integer)
+    head_sha: Mapped[str] = mapped_column(String(40))
+    actor: Mapped[str | None] = mapped_column(String(100))
+    at_ms: Mapped[int] = mapped_column(BigInteger)
+    superseded: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -107,7 +107,11 @@ def create_app(
         if run_worker:
             worker = Worker(ready, router, concurrency=settings.worker_concurrency)
             loop = asyncio.get_running_loop()
-            writer.on_commit = lambda _jobs: loop.call_soon_threadsafe(worker.wake)
+
+            def wake(_jobs: int) -> None:
+                loop.call_soon_threadsafe(worker.wake)
+
+            writer.on_commit = wake
             state.worker = worker
             state.tasks.append(asyncio.create_task(worker.run(), name="worker"))
         writer.start()

@@ -7,11 +7,13 @@ import asyncio
 import json
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+from sqlalchemy import Engine
 
 from ghapp.db import NotMigrated, ensure_ready, make_engine, migrate
 from ghapp.jobs import JobQueue
@@ -22,9 +24,19 @@ from ghapp.signature import sign
 Command = Callable[[argparse.Namespace, Settings], int]
 
 
-def _queue(settings: Settings) -> JobQueue:
+@contextmanager
+def _engine(settings: Settings, *, ready: bool = True) -> Iterator[Engine]:
+    """An engine for one command, migrated (SQLite) or checked, and disposed at the end."""
     engine = make_engine(settings.database_url)
-    ensure_ready(engine)
+    try:
+        if ready:
+            ensure_ready(engine)
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _queue(engine: Engine, settings: Settings) -> JobQueue:
     return JobQueue(
         engine, lease_ms=int(settings.job_lease_s * 1000), max_attempts=settings.job_max_attempts
     )
@@ -71,6 +83,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
         finally:
             if deps.github is not None:
                 await deps.github.aclose()
+            deps.engine.dispose()
 
     try:
         asyncio.run(run())
@@ -80,9 +93,9 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
-    engine = make_engine(settings.database_url)
-    migrate(engine)
-    print(f"hindsight: database at {engine.url.render_as_string()} is up to date")
+    with _engine(settings, ready=False) as engine:
+        migrate(engine)
+        print(f"hindsight: database at {engine.url.render_as_string()} is up to date")
     return 0
 
 
@@ -91,7 +104,11 @@ def _ms(value: int) -> str:
 
 
 def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
-    queue = _queue(settings)
+    with _engine(settings) as engine:
+        return _jobs(args, _queue(engine, settings))
+
+
+def _jobs(args: argparse.Namespace, queue: JobQueue) -> int:
     if args.jobs_command == "retry":
         if not args.ids and not args.all_dead:
             print("hindsight jobs retry: name job ids or pass --all-dead", file=sys.stderr)
@@ -135,9 +152,8 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
     from ghapp.purge import purge_account
 
-    engine = make_engine(settings.database_url)
-    ensure_ready(engine)
-    counts = purge_account(engine, args.account, store_dir=settings.store_dir)
+    with _engine(settings) as engine:
+        counts = purge_account(engine, args.account, store_dir=settings.store_dir)
     if counts is None:
         print(f"hindsight purge: no account named {args.account}", file=sys.stderr)
         return 1

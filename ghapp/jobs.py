@@ -81,7 +81,8 @@ class JobRow:
 def backoff_ms(attempts: int, *, rng: random.Random | None = None) -> int:
     """Exponential backoff with full jitter on the upper half: 2 s, 4 s, 8 s … capped at 15 min."""
     ceiling = min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** max(0, attempts - 1))
-    return ceiling // 2 + (rng or random).randrange(ceiling // 2 + 1)
+    jitter: int = (rng or random).randrange(ceiling // 2 + 1)
+    return ceiling // 2 + jitter
 
 
 def job_rows(
@@ -219,11 +220,11 @@ class JobQueue:
         return conn.execute(stmt).rowcount
 
     def list(self, *, states: Sequence[str] = (), limit: int = 50) -> list[JobRow]:
-        stmt = select(Job).order_by(Job.id.desc()).limit(limit)
+        stmt = select(*Job.__table__.c).order_by(Job.id.desc()).limit(limit)
         if states:
             stmt = stmt.where(Job.state.in_(list(states)))
         with self.engine.connect() as conn:
-            rows = conn.execute(stmt).scalars()
+            rows = conn.execute(stmt).all()
             return [
                 JobRow(
                     id=r.id,

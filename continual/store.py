@@ -1,0 +1,316 @@
+"""The store's writes: suggestions, entries under compare-and-swap revisions, receipts, tombstones."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Row, insert, select, update
+
+from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
+from continual.schema import Entry, Receipt, Suggestion
+from continual.values import Decision, Reason, Source
+
+
+class RevisionConflict(Exception):
+    """The entry changed since it was read: re-read it and try again."""
+
+    def __init__(self, entry_id: str, expected: int) -> None:
+        super().__init__(
+            f"entry {entry_id} is no longer at revision {expected}: re-read it and retry"
+        )
+        self.entry_id = entry_id
+        self.expected = expected
+
+
+class EntryGone(Exception):
+    """The entry was deleted (it is a tombstone) or never existed in this account."""
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(f"entry {entry_id} does not exist or was deleted")
+        self.entry_id = entry_id
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+@dataclass(frozen=True, slots=True)
+class NewSuggestion:
+    id: str
+    account_id: int
+    repository_id: int
+    pr: int
+    head_sha: str
+    path: str
+    line: int | None
+    seat: str
+    lab: str | None
+    lens: str
+    title: str
+    entry_key: str
+    body: str = ""
+    lesson: str = ""
+    replacement: str | None = None
+    set_sha256: str | None = None
+    review_id: str | None = None
+    proven: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NewReceipt:
+    suggestion_id: str
+    decision: Decision
+    source: Source
+    at_ms: int
+    reason: Reason | None = None
+    rule: str | None = None
+    span: str | None = None
+    actor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntry:
+    """What creating an entry for a mechanism needs; admission and associations come computed."""
+
+    account_id: int
+    repository_id: int
+    key: str
+    lens: str
+    title: str
+    text: str
+    admission: str | None
+    associations: Mapping[str, Any]
+
+
+def record_suggestion(conn: Connection, suggestion: NewSuggestion, *, now: int) -> None:
+    values = {field: getattr(suggestion, field) for field in NewSuggestion.__slots__}
+    conn.execute(insert(Suggestion).values(**values, created_ms=now))
+
+
+def set_comment_id(conn: Connection, suggestion_id: str, comment_id: int) -> None:
+    conn.execute(
+        update(Suggestion).where(Suggestion.id == suggestion_id).values(comment_id=comment_id)
+    )
+
+
+def suggestions_of_pull(conn: Connection, repository_id: int, pr: int) -> dict[str, Row[Any]]:
+    rows = conn.execute(
+        select(Suggestion).where(Suggestion.repository_id == repository_id, Suggestion.pr == pr)
+    ).all()
+    return {row.id: row for row in rows}
+
+
+def suggestion(conn: Connection, suggestion_id: str) -> Row[Any] | None:
+    return conn.execute(select(Suggestion).where(Suggestion.id == suggestion_id)).one_or_none()
+
+
+def live_entry(conn: Connection, repository_id: int, key: str) -> Row[Any] | None:
+    return conn.execute(
+        select(Entry).where(
+            Entry.repository_id == repository_id, Entry.key == key, Entry.deleted_ms.is_(None)
+        )
+    ).one_or_none()
+
+
+def entry(conn: Connection, entry_id: str) -> Row[Any] | None:
+    return conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
+
+
+def is_tombstoned_source(conn: Connection, repository_id: int, key: str, source_id: str) -> bool:
+    """True when a deleted entry of this key was made from `source_id`: it must not come back."""
+    rows = conn.execute(
+        select(Entry.tombstone_sources).where(
+            Entry.repository_id == repository_id,
+            Entry.key == key,
+            Entry.deleted_ms.is_not(None),
+        )
+    ).scalars()
+    return any(source_id in json.loads(sources or "[]") for sources in rows)
+
+
+def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
+    entry_id = new_id("e")
+    conn.execute(
+        insert(Entry).values(
+            id=entry_id,
+            account_id=new.account_id,
+            repository_id=new.repository_id,
+            key=new.key,
+            scope="repository",
+            lens=new.lens,
+            title=new.title,
+            text=new.text,
+            admission=new.admission,
+            associations=json.dumps(new.associations, sort_keys=True),
+            revision=1,
+            created_ms=now,
+        )
+    )
+    return entry_id
+
+
+def receipts_of(conn: Connection, entry_id: str) -> list[Row[Any]]:
+    return list(
+        conn.execute(select(Receipt).where(Receipt.entry_id == entry_id).order_by(Receipt.id)).all()
+    )
+
+
+def entry_tally(conn: Connection, entry_id: str) -> Tally:
+    return tally(
+        ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, r.superseded)
+        for r in receipts_of(conn, entry_id)
+    )
+
+
+def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) -> int:
+    """Change a live entry only if it is still at `expected`; returns the new revision."""
+    result = conn.execute(
+        update(Entry)
+        .where(Entry.id == entry_id, Entry.revision == expected, Entry.deleted_ms.is_(None))
+        .values(revision=expected + 1, **values)
+    )
+    if result.rowcount != 1:
+        current = entry(conn, entry_id)
+        if current is None or current.deleted_ms is not None:
+            raise EntryGone(entry_id)
+        raise RevisionConflict(entry_id, expected)
+    return expected + 1
+
+
+def refresh(conn: Connection, entry_id: str, expected: int, *, now: int, **values: Any) -> int:
+    """Recompute confirmation, expiry and demotion from the receipts, under CAS."""
+    counts = entry_tally(conn, entry_id)
+    current = entry(conn, entry_id)
+    assert current is not None
+    changes: dict[str, Any] = {
+        "last_confirmed_ms": counts.last_confirmed_ms,
+        "expires_ms": counts.expires_ms,
+        **values,
+    }
+    if current.demoted_ms is None and should_demote(counts):
+        changes["demoted_ms"] = now
+        changes["demoted_by"] = "rule"
+    return cas_update(conn, entry_id, expected, **changes)
+
+
+def set_receipt(
+    conn: Connection, entry_id: str, account_id: int, new: NewReceipt, context: Row[Any]
+) -> bool:
+    """Make `new` the current decision of its suggestion and source; False when nothing changed.
+
+    Receipts are keyed by (suggestion, decision, source): the same decision again adds nothing; a
+    changed decision supersedes the other current receipt of that suggestion and source.
+    """
+    same_source = conn.execute(
+        select(Receipt).where(
+            Receipt.suggestion_id == new.suggestion_id, Receipt.source == new.source.value
+        )
+    ).all()
+    existing = next((r for r in same_source if r.decision == new.decision.value), None)
+    others = [r.id for r in same_source if r.decision != new.decision.value and not r.superseded]
+    if existing is not None and not existing.superseded and not others:
+        return False
+    if others:
+        conn.execute(update(Receipt).where(Receipt.id.in_(others)).values(superseded=True))
+    if existing is not None:
+        conn.execute(
+            update(Receipt)
+            .where(Receipt.id == existing.id)
+            .values(
+                superseded=False,
+                reason=new.reason,
+                rule=new.rule,
+                span=new.span,
+                actor=new.actor,
+                at_ms=new.at_ms,
+            )
+        )
+        return True
+    conn.execute(
+        insert(Receipt).values(
+            entry_id=entry_id,
+            account_id=account_id,
+            suggestion_id=new.suggestion_id,
+            decision=new.decision.value,
+            reason=new.reason.value if new.reason else None,
+            source=new.source.value,
+            rule=new.rule,
+            span=new.span,
+            seat=context.seat,
+            lab=context.lab,
+            set_sha256=context.set_sha256,
+            pr=context.pr,
+            head_sha=context.head_sha,
+            actor=new.actor,
+            at_ms=new.at_ms,
+            superseded=False,
+        )
+    )
+    return True
+
+
+def retract(conn: Connection, suggestion_id: str, source: Source) -> str | None:
+    """Supersede the current receipts of a suggestion and source whose decision is gone (a
+    deleted or edited reply); returns the entry id when something changed."""
+    rows = conn.execute(
+        select(Receipt.id, Receipt.entry_id).where(
+            Receipt.suggestion_id == suggestion_id,
+            Receipt.source == source.value,
+            Receipt.superseded.is_(False),
+        )
+    ).all()
+    if not rows:
+        return None
+    conn.execute(
+        update(Receipt).where(Receipt.id.in_([r.id for r in rows])).values(superseded=True)
+    )
+    return str(rows[0].entry_id)
+
+
+def person_edit(
+    conn: Connection, entry_id: str, *, expected: int, demote: bool, actor: str, now: int
+) -> int:
+    """A person demotes or restores an entry; only this lifts a demotion."""
+    values: dict[str, Any] = (
+        {"demoted_ms": now, "demoted_by": actor}
+        if demote
+        else {"demoted_ms": None, "demoted_by": None}
+    )
+    return cas_update(conn, entry_id, expected, **values)
+
+
+def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int) -> int:
+    """Delete an entry's content and receipts, keeping id, key, repository, revision and sources."""
+    current = entry(conn, entry_id)
+    if current is None or current.deleted_ms is not None:
+        raise EntryGone(entry_id)
+    expected = current.revision if expected is None else expected
+    sources = sorted(
+        set(
+            conn.execute(
+                select(Receipt.suggestion_id).where(Receipt.entry_id == entry_id)
+            ).scalars()
+        )
+    )
+    revision = cas_update(
+        conn,
+        entry_id,
+        expected,
+        deleted_ms=now,
+        text="",
+        title="",
+        associations="{}",
+        tombstone_sources=json.dumps(sources),
+        last_confirmed_ms=None,
+        expires_ms=None,
+    )
+    conn.execute(Receipt.__table__.delete().where(Receipt.entry_id == entry_id))
+    return revision
+
+
+def source_ids(receipts: Iterable[Row[Any]]) -> list[str]:
+    return sorted({r.suggestion_id for r in receipts})

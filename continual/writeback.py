@@ -1,0 +1,158 @@
+"""Applying maintainers' decisions to the store: one receipt per decision, one entry per mechanism."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, select
+from sqlalchemy.exc import IntegrityError
+
+from continual import store
+from continual.admission import admit
+from continual.associations import associate
+from continual.decide import ThreadDecision
+from continual.schema import Receipt
+from continual.values import Decision, Source
+
+log = logging.getLogger(__name__)
+
+MAX_CAS_RETRIES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class WritebackResult:
+    decisions: int = 0
+    changed: int = 0
+    retracted: int = 0
+    tombstoned: int = 0
+    conflicts: int = 0
+
+
+def _ms(decision: ThreadDecision) -> int:
+    return int(decision.at.timestamp() * 1000)
+
+
+def new_entry_for(suggestion: Row[Any]) -> store.NewEntry:
+    """The entry a suggestion's mechanism starts: its lesson, admitted or not, and associations."""
+    links = associate(
+        path=suggestion.path, title=suggestion.title, lesson=suggestion.lesson, body=suggestion.body
+    )
+    admission = admit(
+        title=suggestion.title,
+        text=suggestion.lesson,
+        context_paths=[suggestion.path, *links.files],
+        context_identifiers=links.identifiers,
+    )
+    return store.NewEntry(
+        account_id=suggestion.account_id,
+        repository_id=suggestion.repository_id,
+        key=suggestion.entry_key,
+        lens=suggestion.lens,
+        title=suggestion.title,
+        text=suggestion.lesson,
+        admission=admission.stage,
+        associations={key: list(value) for key, value in asdict(links).items()},
+    )
+
+
+def _apply_one(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
+    """One decision in the caller's transaction: True changed, False no change, None refused."""
+    suggestion = store.suggestion(conn, decision.suggestion_id)
+    if suggestion is None:
+        return False
+    current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
+    if current is None:
+        if store.is_tombstoned_source(
+            conn, suggestion.repository_id, suggestion.entry_key, suggestion.id
+        ):
+            return None
+        store.create_entry(conn, new_entry_for(suggestion), now=now)
+        current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
+        assert current is not None
+    receipt = store.NewReceipt(
+        suggestion_id=suggestion.id,
+        decision=decision.decision,
+        source=decision.source,
+        at_ms=_ms(decision),
+        reason=decision.reason,
+        rule=decision.rule,
+        span=decision.span,
+        actor=decision.actor,
+    )
+    if not store.set_receipt(conn, current.id, suggestion.account_id, receipt, suggestion):
+        return False
+    extra: dict[str, Any] = {}
+    if decision.decision is Decision.ACCEPTED and current.admission is not None:
+        better = new_entry_for(suggestion)
+        if better.admission is None:  # a later acceptance brings an admissible lesson
+            extra = {"text": better.text, "title": better.title, "admission": None}
+    store.refresh(conn, current.id, current.revision, now=now, **extra)
+    return True
+
+
+def _retry(engine: Engine, action: Any, what: str) -> tuple[Any, int]:
+    """Run `action(conn)` in a transaction, re-reading and retrying on revision conflicts."""
+    for attempt in range(MAX_CAS_RETRIES):
+        try:
+            with engine.begin() as conn:
+                return action(conn), attempt
+        except (store.RevisionConflict, IntegrityError):
+            log.info("write-back conflict, retrying", extra={"what": what, "attempt": attempt})
+    raise store.RevisionConflict(what, -1)
+
+
+def apply_decisions(
+    engine: Engine,
+    decisions: Iterable[ThreadDecision],
+    *,
+    retract_missing: Iterable[str] = (),
+    source: Source = Source.REPLY,
+    now: int,
+) -> WritebackResult:
+    """Apply each decision in its own transaction; supersede receipts whose decision is gone.
+
+    `retract_missing` lists suggestions whose threads were read and now carry no decision of
+    `source` (a reply deleted or edited into discussion): their current receipts of that source
+    are superseded.
+    """
+    decided: set[str] = set()
+    changed = tombstoned = conflicts = count = retracted = 0
+    for decision in decisions:
+        count += 1
+        decided.add(decision.suggestion_id)
+        outcome, attempts = _retry(
+            engine, lambda conn, d=decision: _apply_one(conn, d, now=now), decision.suggestion_id
+        )
+        conflicts += attempts
+        changed += outcome is True
+        tombstoned += outcome is None
+    for suggestion_id in retract_missing:
+        if suggestion_id in decided:
+            continue
+
+        def undo(conn: Connection, sid: str = suggestion_id) -> bool:
+            entry_id = store.retract(conn, sid, source)
+            if entry_id is None:
+                return False
+            current = store.entry(conn, entry_id)
+            assert current is not None
+            store.refresh(conn, entry_id, current.revision, now=now)
+            return True
+
+        outcome, attempts = _retry(engine, undo, suggestion_id)
+        conflicts += attempts
+        retracted += bool(outcome)
+    return WritebackResult(count, changed, retracted, tombstoned, conflicts)
+
+
+def current_receipts(conn: Connection, suggestion_id: str) -> list[Row[Any]]:
+    return list(
+        conn.execute(
+            select(Receipt).where(
+                Receipt.suggestion_id == suggestion_id, Receipt.superseded.is_(False)
+            )
+        ).all()
+    )
