@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, insert, select, update
+from sqlalchemy import Connection, Row, delete, insert, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.schema import Entry, Receipt, Suggestion
@@ -308,7 +308,7 @@ def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int
         last_confirmed_ms=None,
         expires_ms=None,
     )
-    conn.execute(Receipt.__table__.delete().where(Receipt.entry_id == entry_id))
+    conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
     return revision
 
 

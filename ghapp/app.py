@@ -25,7 +25,7 @@ from ghapp.settings import Settings
 from ghapp.worker import Worker
 
 if TYPE_CHECKING:
-    from ghapp.github import GitHubApp
+    from ghapp.github import GitHubClient
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def build_deps(
     settings: Settings,
     *,
     engine: Engine | None = None,
-    github: GitHubApp | None = None,
+    github: GitHubClient | None = None,
     clock: Clock = now_ms,
 ) -> Deps:
     engine = engine or make_engine(settings.database_url)
@@ -77,9 +77,9 @@ def build_deps(
         clock=clock,
     )
     if github is None and settings.github_app_id is not None:
-        from ghapp.github import GitHubApp
+        from ghapp.github import GitHubClient
 
-        github = GitHubApp.from_settings(settings)
+        github = GitHubClient.from_settings(settings)
     return Deps(settings=settings, engine=engine, queue=queue, github=github, clock=clock)
 
 
@@ -125,8 +125,6 @@ def create_app(
                 await task
             await asyncio.to_thread(writer.stop)
             if owns_deps:
-                if ready.github is not None:
-                    await ready.github.aclose()
                 ready.engine.dispose()
 
     routes = [

@@ -81,8 +81,6 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
             else:
                 await worker.run()
         finally:
-            if deps.github is not None:
-                await deps.github.aclose()
             deps.engine.dispose()
 
     try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +12,14 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+READONLY_OPTION = "hindsight_readonly"
 
 
 class NotMigrated(Exception):
@@ -38,9 +41,70 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _writer_connection_class(lock: threading.Lock) -> type[sqlite3.Connection]:
+    """A sqlite3 connection class whose write transactions take `lock` first.
+
+    Within one process, writers queue on the lock (woken at once when it is released) instead of
+    in SQLite's busy handler, which sleeps for growing intervals; other processes still meet the
+    busy handler. The lock is released when the transaction commits, rolls back or closes.
+    """
+
+    class WriterConnection(sqlite3.Connection):
+        holds_lock = False
+
+        def begin_write(self) -> None:
+            if not lock.acquire(timeout=SQLITE_BUSY_TIMEOUT_MS / 1000):
+                raise sqlite3.OperationalError(
+                    "database is locked: waited for this process's writer"
+                )
+            self.holds_lock = True
+            try:
+                self.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                self._release()
+                raise
+
+        def _release(self) -> None:
+            if self.holds_lock:
+                self.holds_lock = False
+                lock.release()
+
+        def commit(self) -> None:
+            try:
+                super().commit()
+            finally:
+                self._release()
+
+        def rollback(self) -> None:
+            try:
+                super().rollback()
+            finally:
+                self._release()
+
+        def close(self) -> None:
+            try:
+                super().close()
+            finally:
+                self._release()
+
+    return WriterConnection
+
+
 def _sqlite_begin(conn: Any) -> None:
-    # IMMEDIATE takes the write lock up front, so two writers never deadlock on a lock upgrade.
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    # Writes start IMMEDIATE, taking the write lock up front, so two writers never deadlock on a
+    # lock upgrade; a connection opened with `reading()` starts a DEFERRED one (WAL: no lock).
+    if conn.get_execution_options().get(READONLY_OPTION, False):
+        conn.exec_driver_sql("BEGIN")
+    else:
+        conn.connection.dbapi_connection.begin_write()
+
+
+def reading(engine: Engine) -> Connection:
+    """A connection for reads only: on SQLite it takes no write lock, so it never blocks writers.
+
+    Writing through it is a mistake SQLite reports as `database is locked` under contention.
+    """
+    return engine.connect().execution_options(**{READONLY_OPTION: True})
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -50,7 +114,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         if not database or database == ":memory:":
             raise ValueError("SQLite needs a file database: sqlite:///path/to/hindsight.db")
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False}, **kwargs)
+        factory = _writer_connection_class(threading.Lock())
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "factory": factory}, **kwargs
+        )
         event.listen(engine, "connect", _sqlite_connect)
         event.listen(engine, "begin", _sqlite_begin)
         return engine

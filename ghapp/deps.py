@@ -11,7 +11,7 @@ from ghapp.jobs import Clock, JobQueue
 from ghapp.settings import Settings
 
 if TYPE_CHECKING:
-    from ghapp.github import GitHubApp
+    from ghapp.github import GitHubClient
 
 
 @dataclass(frozen=True)
@@ -19,5 +19,5 @@ class Deps:
     settings: Settings
     engine: Engine
     queue: JobQueue
-    github: GitHubApp | None
+    github: GitHubClient | None
     clock: Clock

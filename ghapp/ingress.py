@@ -19,8 +19,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
-from ghapp.jobs import JobSpec, job_rows, now_ms
-from ghapp.models import Delivery, Job
+from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
+from ghapp.models import Delivery
 from ghapp.router import Router
 
 log = logging.getLogger(__name__)
@@ -171,8 +171,7 @@ class DeliveryWriter:
                 results.append(Recorded(duplicate=False, jobs=len(incoming.jobs)))
             if deliveries:
                 conn.execute(insert(Delivery), deliveries)
-            if jobs:
-                conn.execute(insert(Job), jobs)
+            insert_jobs(conn, jobs)
         return results
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
+from ghapp.db import reading
 from ghapp.models import Job, JobState
 
 log = logging.getLogger(__name__)
@@ -19,25 +20,30 @@ Clock = Callable[[], int]
 
 BACKOFF_BASE_MS = 2_000
 BACKOFF_CAP_MS = 15 * 60_000
-LEASE_BLOCKING_STATES = (JobState.QUEUED, JobState.RUNNING, JobState.HELD)
+# States in which a job holds its serial key: later jobs with that key wait behind it.
+HEAD_STATES = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.HELD.value)
+TERMINAL_STATES = frozenset({JobState.DONE, JobState.DEAD, JobState.CANCELLED})
 
-# A job is claimable when it is due (or its lease expired) and no earlier job with the same serial
-# key is still waiting or running: jobs of one pull request run one at a time, in arrival order.
+# Jobs sharing a serial key (one pull request) run one at a time in arrival order: only the head
+# of a key is ever `queued`; the rest are `waiting` until the head finishes and promotes the next.
+# So a claim looks only at due heads (and expired leases), never past a long line of waiters. The
+# NOT EXISTS guard keeps two heads of one key (enqueued at once by two replicas) from running
+# together.
 _CANDIDATE = """
 SELECT j.id FROM jobs j
 WHERE ((j.state = 'queued' AND j.run_after_ms <= :now)
        OR (j.state = 'running' AND j.lease_expires_ms <= :now))
   AND (j.serial_key IS NULL OR NOT EXISTS (
         SELECT 1 FROM jobs k
-        WHERE k.serial_key = j.serial_key AND k.id < j.id
-          AND k.state IN ('queued', 'running', 'held')))
+        WHERE k.serial_key = j.serial_key AND k.id <> j.id
+          AND k.state = 'running' AND k.lease_expires_ms > :now))
 ORDER BY j.run_after_ms, j.id
-LIMIT 1
+LIMIT :limit
 """
 _CLAIM = """
 UPDATE jobs SET state = 'running', lease_token = :token, lease_expires_ms = :expires,
                 attempts = attempts + 1
-WHERE id = ({candidate})
+WHERE id IN ({candidate})
 RETURNING id, kind, delivery_id, installation_id, serial_key, attempts
 """
 
@@ -80,7 +86,7 @@ class JobRow:
 
 def backoff_ms(attempts: int, *, rng: random.Random | None = None) -> int:
     """Exponential backoff with full jitter on the upper half: 2 s, 4 s, 8 s … capped at 15 min."""
-    ceiling = min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** max(0, attempts - 1))
+    ceiling = min(BACKOFF_CAP_MS, BACKOFF_BASE_MS << min(30, max(0, attempts - 1)))
     jitter: int = (rng or random).randrange(ceiling // 2 + 1)
     return ceiling // 2 + jitter
 
@@ -103,10 +109,54 @@ def job_rows(
     ]
 
 
+def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> None:
+    """Insert job rows in the caller's transaction; a job whose key is busy starts `waiting`."""
+    if not rows:
+        return
+    keys = {row["serial_key"] for row in rows if row["serial_key"] is not None}
+    busy: set[object] = set()
+    if keys:
+        busy.update(
+            conn.execute(
+                select(Job.serial_key)
+                .where(
+                    Job.serial_key.in_(list(keys)),
+                    Job.state.in_((*HEAD_STATES, JobState.WAITING.value)),
+                )
+                .distinct()
+            ).scalars()
+        )
+    for row in rows:
+        key = row["serial_key"]
+        if key is None:
+            continue
+        if key in busy:
+            row["state"] = JobState.WAITING.value
+        busy.add(key)
+    conn.execute(insert(Job), rows)
+
+
+def promote_next(conn: Connection, serial_key: str | None) -> None:
+    """After the head of a key finished, make the next waiting job of that key the head."""
+    if serial_key is None:
+        return
+    head = conn.execute(
+        select(Job.id).where(Job.serial_key == serial_key, Job.state.in_(HEAD_STATES)).limit(1)
+    ).first()
+    if head is not None:
+        return
+    following = conn.execute(
+        select(func.min(Job.id)).where(
+            Job.serial_key == serial_key, Job.state == JobState.WAITING.value
+        )
+    ).scalar()
+    if following is not None:
+        conn.execute(update(Job).where(Job.id == following).values(state=JobState.QUEUED.value))
+
+
 def enqueue(conn: Connection, specs: Sequence[JobSpec], *, now: int) -> None:
-    """Insert queued jobs in the caller's transaction (no delivery)."""
-    if specs:
-        conn.execute(insert(Job), job_rows(specs, delivery_id=None, now=now))
+    """Create jobs with no delivery in the caller's transaction."""
+    insert_jobs(conn, job_rows(specs, delivery_id=None, now=now))
 
 
 class JobQueue:
@@ -126,22 +176,30 @@ class JobQueue:
 
     def claim(self) -> ClaimedJob | None:
         """Take the next due job under a fresh lease, or None when nothing is due."""
+        claimed = self.claim_many(1)
+        return claimed[0] if claimed else None
+
+    def claim_many(self, limit: int) -> list[ClaimedJob]:
+        """Take up to `limit` due jobs in one transaction, all under one fresh lease token."""
         token = secrets.token_hex(16)
         now = self.clock()
+        params = {"now": now, "token": token, "expires": now + self.lease_ms, "limit": limit}
         with self.engine.begin() as conn:
-            row = conn.execute(
-                self._claim_sql, {"now": now, "token": token, "expires": now + self.lease_ms}
-            ).one_or_none()
-        if row is None:
-            return None
-        return ClaimedJob(
-            id=row.id,
-            kind=row.kind,
-            delivery_id=row.delivery_id,
-            installation_id=row.installation_id,
-            serial_key=row.serial_key,
-            attempts=row.attempts,
-            lease_token=token,
+            rows = conn.execute(self._claim_sql, params).all()
+        return sorted(
+            (
+                ClaimedJob(
+                    id=row.id,
+                    kind=row.kind,
+                    delivery_id=row.delivery_id,
+                    installation_id=row.installation_id,
+                    serial_key=row.serial_key,
+                    attempts=row.attempts,
+                    lease_token=token,
+                )
+                for row in rows
+            ),
+            key=lambda job: job.id,
         )
 
     def _finish(self, job: ClaimedJob, **values: object) -> bool:
@@ -152,6 +210,8 @@ class JobQueue:
         )
         with self.engine.begin() as conn:
             done = conn.execute(stmt).rowcount == 1
+            if done and values.get("state") in TERMINAL_STATES:
+                promote_next(conn, job.serial_key)
         if not done:
             log.warning("job lease lost", extra={"job": job.id, "kind": job.kind})
         return done
@@ -200,11 +260,16 @@ class JobQueue:
         with self.engine.begin() as conn:
             return conn.execute(stmt).rowcount == 1
 
-    def hold_installation(self, conn: Connection, installation_id: int, state: JobState) -> int:
-        """Stop the waiting jobs of a suspended (HELD) or deleted (CANCELLED) installation."""
+    @staticmethod
+    def hold_installation(conn: Connection, installation_id: int, state: JobState) -> int:
+        """Stop the jobs of a suspended (HELD: queued ones) or deleted (CANCELLED: all that have
+        not started) installation. Jobs waiting behind a held one stay waiting."""
+        stopped = [JobState.QUEUED.value]
+        if state is JobState.CANCELLED:
+            stopped += [JobState.WAITING.value, JobState.HELD.value]
         stmt = (
             update(Job)
-            .where(Job.installation_id == installation_id, Job.state == JobState.QUEUED.value)
+            .where(Job.installation_id == installation_id, Job.state.in_(stopped))
             .values(state=state.value)
         )
         return conn.execute(stmt).rowcount
@@ -223,7 +288,7 @@ class JobQueue:
         stmt = select(*Job.__table__.c).order_by(Job.id.desc()).limit(limit)
         if states:
             stmt = stmt.where(Job.state.in_(list(states)))
-        with self.engine.connect() as conn:
+        with reading(self.engine) as conn:
             rows = conn.execute(stmt).all()
             return [
                 JobRow(
@@ -240,7 +305,7 @@ class JobQueue:
             ]
 
     def counts(self) -> dict[str, int]:
-        with self.engine.connect() as conn:
+        with reading(self.engine) as conn:
             rows = conn.execute(select(Job.state, func.count()).group_by(Job.state)).all()
         return {state: count for state, count in rows}
 

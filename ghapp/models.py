@@ -11,6 +11,7 @@ from continual.schema import Base
 
 
 class JobState(StrEnum):
+    WAITING = "waiting"  # behind an earlier unfinished job with the same serial key
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"

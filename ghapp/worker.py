@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from ghapp.db import reading
 from ghapp.deps import Deps
 from ghapp.errors import Forbidden, Gone, RetryAt, Transient
 from ghapp.jobs import ClaimedJob, JobQueue
@@ -43,15 +44,18 @@ class Worker:
             if len(self._running) >= self.concurrency:
                 await asyncio.wait(self._running, return_when=asyncio.FIRST_COMPLETED)
                 continue
-            job = await asyncio.to_thread(self.queue.claim)
-            if job is None:
+            jobs = await asyncio.to_thread(
+                self.queue.claim_many, self.concurrency - len(self._running)
+            )
+            if not jobs:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
                 continue
-            task = asyncio.create_task(self._settle(job), name=f"job-{job.id}")
-            self._running.add(task)
-            task.add_done_callback(self._running.discard)
+            for job in jobs:
+                task = asyncio.create_task(self._settle(job), name=f"job-{job.id}")
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
         if self._running:
             await asyncio.wait(self._running)
         log.info("worker stopped")
@@ -74,12 +78,13 @@ class Worker:
         """Run one job and record its outcome; the one catch-all of the job runner."""
         fields = {"job": job.id, "kind": job.kind, "attempt": job.attempts}
         try:
-            parked = await asyncio.to_thread(self._gate, job)
-            if parked:
+            route = self.router.route(job.kind)
+            payload = await asyncio.to_thread(self._prepare, job, route.lifecycle)
+            if payload is None:
                 return
             heartbeat = asyncio.create_task(self._heartbeat(job))
             try:
-                await self._run_handler(job)
+                await route.handler(self.deps, job, payload)
             finally:
                 heartbeat.cancel()
         except RetryAt as exc:
@@ -101,40 +106,33 @@ class Worker:
             await asyncio.to_thread(self.queue.complete, job)
             log.info("job done", extra=fields)
 
-    def _gate(self, job: ClaimedJob) -> bool:
-        """Park a job that must not run now; True when it was parked."""
+    def _prepare(self, job: ClaimedJob, lifecycle: bool) -> dict[str, Any] | None:
+        """The job's payload, or None when the job was parked instead of run (one read)."""
         if job.attempts > self.queue.max_attempts:
-            return self.queue.park(job, JobState.DEAD, "its lease expired too often") or True
-        route = self.router.route(job.kind)
-        if route.lifecycle or job.installation_id is None:
-            return False
-        with self.deps.engine.connect() as conn:
-            installation = conn.execute(
-                select(Installation.suspended_ms, Installation.deleted_ms).where(
-                    Installation.id == job.installation_id
-                )
-            ).one_or_none()
-        if installation is None:
-            return False
-        if installation.deleted_ms is not None:
-            return self.queue.park(job, JobState.CANCELLED, "installation deleted") or True
-        if installation.suspended_ms is not None:
-            return self.queue.park(job, JobState.HELD, "installation suspended") or True
-        return False
-
-    async def _run_handler(self, job: ClaimedJob) -> None:
-        route = self.router.route(job.kind)
-        payload = await asyncio.to_thread(self._payload, job)
-        await route.handler(self.deps, job, payload)
-
-    def _payload(self, job: ClaimedJob) -> dict[str, Any]:
-        if job.delivery_id is None:
+            self.queue.park(job, JobState.DEAD, "its lease expired too often")
+            return None
+        gated = not lifecycle and job.installation_id is not None
+        if job.delivery_id is None and not gated:
             return {}
-        with self.deps.engine.connect() as conn:
-            body = conn.execute(
-                select(Delivery.body).where(Delivery.id == job.delivery_id)
-            ).scalar_one()
-        payload: dict[str, Any] = json.loads(body)
+        installation = body = None
+        with reading(self.deps.engine) as conn:
+            if gated:
+                installation = conn.execute(
+                    select(Installation.suspended_ms, Installation.deleted_ms).where(
+                        Installation.id == job.installation_id
+                    )
+                ).one_or_none()
+            if job.delivery_id is not None:
+                body = conn.execute(
+                    select(Delivery.body).where(Delivery.id == job.delivery_id)
+                ).scalar_one()
+        if installation is not None and installation.deleted_ms is not None:
+            self.queue.park(job, JobState.CANCELLED, "installation deleted")
+            return None
+        if installation is not None and installation.suspended_ms is not None:
+            self.queue.park(job, JobState.HELD, "installation suspended")
+            return None
+        payload: dict[str, Any] = json.loads(body) if body is not None else {}
         return payload
 
     async def _heartbeat(self, job: ClaimedJob) -> None:

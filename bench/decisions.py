@@ -1,0 +1,122 @@
+"""Decision benchmark: precision and recall on the labelled reply corpus, and classification speed."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import bar
+from continual.decide import Author, ReviewComment, decide_pull
+from continual.keys import entry_key
+from continual.markers import with_suggestion_marker
+from continual.replies import classify_reply
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replies.jsonl"
+SLUG = "hindsight"
+BOT_LOGIN = f"{SLUG}[bot]"
+MIN_PRECISION = 0.98
+MIN_RECALL = 0.75
+MIN_REPLIES_PER_SECOND = 50_000
+MIN_THREADS_PER_SECOND = 10_000
+CLASSIFICATIONS = 100_000
+THREADS = 50_000
+REPLIES_PER_THREAD = 4
+
+
+def scores(rows: list[dict[str, object]], label: str) -> tuple[float, float]:
+    """Precision and recall for one label; a dismissal with the wrong reason is a wrong verdict."""
+    true_positive = false_positive = false_negative = 0
+    for row in rows:
+        verdict = classify_reply(str(row["text"]), app_slug=SLUG)
+        decision = verdict.decision.value if verdict else "none"
+        reason = verdict.reason.value if verdict and verdict.reason else None
+        expected = row["label"] == label
+        correct = decision == label and expected
+        correct = correct and (label != "dismissed" or reason == row["reason"])
+        if correct:
+            true_positive += 1
+        elif decision == label:
+            false_positive += 1
+        if expected and not correct:
+            false_negative += 1
+    return (
+        true_positive / max(1, true_positive + false_positive),
+        true_positive / max(1, true_positive + false_negative),
+    )
+
+
+def replies_per_second(texts: list[str]) -> float:
+    done = 0
+    start = time.perf_counter()
+    while done < CLASSIFICATIONS:
+        for text in texts:
+            classify_reply(text, app_slug=SLUG)
+        done += len(texts)
+    return done / (time.perf_counter() - start)
+
+
+def synthetic_comments(texts: list[str]) -> tuple[list[ReviewComment], set[str]]:
+    """THREADS suggestion comments of the bot, each with REPLIES_PER_THREAD replies."""
+    bot = Author(BOT_LOGIN, "Bot", "NONE", via_app=True)
+    people = [
+        Author("olivia", "User", "OWNER"),
+        Author("max", "User", "MEMBER"),
+        Author("chris", "User", "CONTRIBUTOR"),
+        Author("renovate[bot]", "Bot", "NONE"),
+    ]
+    key = entry_key("correctness", "Unchecked parse_config result")
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    comments: list[ReviewComment] = []
+    known: set[str] = set()
+    next_id = 1
+    for thread in range(THREADS):
+        sid = f"s{thread}"
+        known.add(sid)
+        head = next_id
+        body = with_suggestion_marker("Check the result of `parse_config`.", sid, key)
+        comments.append(ReviewComment(head, body, bot, None, t0, path="src/app.py", line=12))
+        next_id += 1
+        for offset in range(REPLIES_PER_THREAD):
+            text = texts[(thread * REPLIES_PER_THREAD + offset) % len(texts)]
+            author = people[(thread + offset) % len(people)]
+            created = t0 + timedelta(minutes=offset + 1)
+            comments.append(ReviewComment(next_id, text, author, head, created))
+            next_id += 1
+    return comments, known
+
+
+def main() -> int:
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+    texts = [str(row["text"]) for row in rows]
+    lines = []
+    for label in ("accepted", "dismissed"):
+        precision, recall = scores(rows, label)
+        print(f"{label}: precision {precision:.4f}, recall {recall:.4f} over {len(rows)} replies")
+        lines.append(bar(f"{label}-precision", precision, "ratio", ">=", MIN_PRECISION))
+        lines.append(bar(f"{label}-recall", recall, "ratio", ">=", MIN_RECALL))
+    rate = replies_per_second(texts)
+    print(f"classify_reply: {rate:,.0f} replies/s over {CLASSIFICATIONS:,} classifications")
+    lines.append(bar("reply-throughput", rate, "replies/s", ">=", MIN_REPLIES_PER_SECOND))
+    comments, known = synthetic_comments(texts)
+    start = time.perf_counter()
+    decisions = decide_pull(
+        comments, bot_login=BOT_LOGIN, app_slug=SLUG, known_suggestion_ids=known
+    )
+    seconds = time.perf_counter() - start
+    threads_rate = THREADS / seconds
+    print(
+        f"decide_pull: {THREADS:,} threads ({len(comments):,} comments) in {seconds:.2f}s, "
+        f"{len(decisions):,} decisions"
+    )
+    lines.append(bar("thread-throughput", threads_rate, "threads/s", ">=", MIN_THREADS_PER_SECOND))
+    print("\n".join(lines))
+    return 0 if all(line.endswith("PASS") for line in lines) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

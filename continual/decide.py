@@ -1,0 +1,234 @@
+"""The write-back decision: from a pull request's review threads and fix PRs to what maintainers decided."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from continual.markers import parse_fix_marker, parse_suggestion_marker
+from continual.replies import Verdict, classify_reply, classify_typed
+from continual.values import Decision, Reason, Source
+
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+BOT_TYPE = "Bot"
+BOT_SUFFIX = "[bot]"
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who wrote a comment or opened a PR, as GitHub reports it."""
+
+    login: str
+    type: str  # "User", "Bot", "Organization"
+    association: str  # author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE…
+    via_app: bool = False  # performed_via_github_app was set
+
+
+@dataclass(frozen=True)
+class ReviewComment:
+    """One pull-request review comment as it reads now (edited bodies as edited)."""
+
+    id: int
+    body: str
+    author: Author
+    in_reply_to_id: int | None
+    created_at: datetime
+    updated_at: datetime | None = None
+    path: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Thread:
+    """A suggestion comment of the app's bot and the replies to it, oldest first."""
+
+    suggestion_id: str
+    entry_key: str
+    comment_id: int
+    replies: tuple[ReviewComment, ...]
+
+
+@dataclass(frozen=True)
+class ThreadDecision:
+    """What was decided about one suggestion, by whom, when, and which rule read it."""
+
+    suggestion_id: str
+    decision: Decision
+    reason: Reason | None
+    source: Source
+    rule: str
+    span: str
+    actor: str
+    at: datetime
+    reply_id: int | None
+
+
+@dataclass(frozen=True)
+class FixPull:
+    """A pull request that may fix a suggestion: its body marker decides which one."""
+
+    number: int
+    repository: str  # owner/name of the base repository
+    body: str
+    author: Author
+    merged: bool
+    closed: bool
+    merged_at: datetime | None = None
+    closed_at: datetime | None = None
+    merged_by: str | None = None
+    comments: tuple[ReviewComment, ...] = ()
+
+
+def is_bot(author: Author) -> bool:
+    """A bot by any of GitHub's three signals: type Bot, a `[bot]` login, or acting via an app."""
+    return author.type == BOT_TYPE or author.login.lower().endswith(BOT_SUFFIX) or author.via_app
+
+
+def is_maintainer(author: Author) -> bool:
+    """An owner, member or collaborator of the repository who is not a bot."""
+    return author.association.upper() in MAINTAINER_ASSOCIATIONS and not is_bot(author)
+
+
+def is_app_bot(author: Author, *, bot_login: str) -> bool:
+    """The app's own bot account (`<slug>[bot]`, type Bot)."""
+    return author.type == BOT_TYPE and author.login.lower() == bot_login.lower()
+
+
+def build_threads(
+    comments: Iterable[ReviewComment], *, bot_login: str, known_suggestion_ids: Container[str]
+) -> list[Thread]:
+    """Suggestion threads of one PR: the bot's marked comments the store knows, with their replies."""
+    ordered = sorted(comments, key=lambda comment: comment.id)
+    heads: dict[int, tuple[str, str]] = {}
+    seen: set[str] = set()
+    for comment in ordered:
+        if comment.in_reply_to_id is not None or not is_app_bot(
+            comment.author, bot_login=bot_login
+        ):
+            continue
+        marker = parse_suggestion_marker(comment.body)
+        if marker is None or marker.suggestion_id in seen:
+            continue
+        if marker.suggestion_id not in known_suggestion_ids:
+            continue
+        seen.add(marker.suggestion_id)
+        heads[comment.id] = (marker.suggestion_id, marker.entry_key)
+    replies: dict[int, list[ReviewComment]] = {head: [] for head in heads}
+    for comment in ordered:
+        if comment.in_reply_to_id in replies:
+            replies[comment.in_reply_to_id].append(comment)
+    threads = []
+    for head, (suggestion_id, entry_key) in heads.items():
+        thread_replies = sorted(replies[head], key=lambda reply: (reply.created_at, reply.id))
+        threads.append(Thread(suggestion_id, entry_key, head, tuple(thread_replies)))
+    return threads
+
+
+def _latest(
+    suggestion_id: str, verdicts: Iterable[tuple[ReviewComment, Verdict]], source: Source
+) -> ThreadDecision | None:
+    best: tuple[ReviewComment, Verdict] | None = None
+    for reply, verdict in verdicts:
+        if best is None or (reply.created_at, reply.id) >= (best[0].created_at, best[0].id):
+            best = (reply, verdict)
+    if best is None:
+        return None
+    reply, verdict = best
+    return ThreadDecision(
+        suggestion_id=suggestion_id,
+        decision=verdict.decision,
+        reason=verdict.reason,
+        source=source,
+        rule=verdict.rule,
+        span=verdict.span,
+        actor=reply.author.login,
+        at=reply.updated_at or reply.created_at,
+        reply_id=reply.id,
+    )
+
+
+def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
+    """The latest decision-bearing maintainer reply of a thread; None while it is discussion.
+
+    Latest means by creation time, then id: an edit changes what a reply says (bodies are read as
+    they are now), not where it stands in the thread. The decision's `at` is the edit time, if any.
+    """
+    verdicts = []
+    for reply in thread.replies:
+        if not is_maintainer(reply.author):
+            continue
+        verdict = classify_reply(reply.body, app_slug=app_slug)
+        if verdict is not None:
+            verdicts.append((reply, verdict))
+    return _latest(thread.suggestion_id, verdicts, Source.REPLY)
+
+
+def decide_pull(
+    comments: Iterable[ReviewComment],
+    *,
+    bot_login: str,
+    app_slug: str,
+    known_suggestion_ids: Container[str],
+) -> list[ThreadDecision]:
+    """Every decision maintainers made on the suggestions of one PR, in suggestion-comment order."""
+    threads = build_threads(
+        comments, bot_login=bot_login, known_suggestion_ids=known_suggestion_ids
+    )
+    decisions = []
+    for thread in threads:
+        decision = decide_thread(thread, app_slug=app_slug)
+        if decision is not None:
+            decisions.append(decision)
+    return decisions
+
+
+def decide_fix_pr(
+    pull: FixPull,
+    *,
+    bot_login: str,
+    app_slug: str,
+    suggestion_repositories: Mapping[str, str],
+) -> ThreadDecision | None:
+    """A fix PR's decision (SPEC §5.4): merged → accepted; closed with a typed refusal → dismissed.
+
+    `suggestion_repositories` maps each suggestion id the store knows to its repository; a fix PR in
+    another repository, or opened by someone who is neither the app's bot nor a maintainer, decides
+    nothing.
+    """
+    suggestion_id = parse_fix_marker(pull.body)
+    if suggestion_id is None:
+        return None
+    repository = suggestion_repositories.get(suggestion_id)
+    if repository is None or repository.lower() != pull.repository.lower():
+        return None
+    if not (is_app_bot(pull.author, bot_login=bot_login) or is_maintainer(pull.author)):
+        return None
+    if pull.merged:
+        at = pull.merged_at or pull.closed_at
+        if at is None:
+            return None
+        return ThreadDecision(
+            suggestion_id=suggestion_id,
+            decision=Decision.ACCEPTED,
+            reason=None,
+            source=Source.FIX_PR,
+            rule="fix_pr.merged",
+            span=f"#{pull.number}",
+            actor=pull.merged_by or pull.author.login,
+            at=at,
+            reply_id=None,
+        )
+    if not pull.closed:
+        return None
+    verdicts = []
+    for comment in pull.comments:
+        if not is_maintainer(comment.author):
+            continue
+        verdict = classify_typed(comment.body, app_slug=app_slug)
+        if verdict is not None:
+            verdicts.append((comment, verdict))
+    decision = _latest(suggestion_id, verdicts, Source.FIX_PR)
+    if decision is None or decision.decision is not Decision.DISMISSED:
+        return None
+    return decision

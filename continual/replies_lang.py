@@ -1,0 +1,224 @@
+"""Phrase tables for replies that accept a suggestion, and the cues that veto any verdict."""
+
+from __future__ import annotations
+
+# Languages: en, de, fr, es, pt, zh, ja, ko. Every table holds lower-cased regular-expression source.
+# Rule names become the `rule` of a verdict: `natural.<name>` for English, `natural.<lang>.<name>`
+# for the other languages.
+
+# --- accepted -----------------------------------------------------------------------------------
+
+# Who did it, in front of an English past participle: "I fixed", "we've updated", "this is now fixed".
+EN_SUBJECT = (
+    r"(?:(?:i|we)(?:'ve| have)?\s+(?:now\s+|just\s+|also\s+)?"
+    r"|(?:this|that|it|this one|both)\s+(?:is|has been|was|'s|are|have been)\s+(?:now\s+)?"
+    r"|now\s+)?"
+)
+EN_ACCEPT_VERBS: tuple[tuple[str, str, str], ...] = (
+    ("fixed", "fixed", r"fixed"),
+    ("done", "done", r"done(?! with\b)(?!\s+\w+ing\b)"),
+    ("updated", "updated", r"updated"),
+    ("changed", "changed", r"changed"),
+    ("addressed", "addressed", r"addressed"),
+    ("applied", "applied", r"applied"),
+    ("resolved", "resolved", r"resolved"),
+    ("corrected", "corrected", r"corrected"),
+    ("adjusted", "adjusted", r"adjusted"),
+    ("removed", "removed", r"removed"),
+    ("added", "added", r"added"),
+    ("renamed", "renamed", r"renamed"),
+    ("switched", "switched", r"switched"),
+    ("moved", "moved", r"moved"),
+    ("replaced", "replaced", r"replaced"),
+    (
+        "extracted",
+        "extracted dropped deleted inlined simplified wrapped",
+        r"extracted|dropped|deleted|inlined|simplified|wrapped",
+    ),
+    (
+        "refactored",
+        "refactored reworked rewritten rewrote reworded",
+        r"refactored|reworked|rewritten|rewrote|reworded",
+    ),
+    ("implemented", "implemented incorporated", r"implemented|incorporated"),
+    ("handled", "handled", r"handled"),
+    ("committed", "committed", r"committed"),
+    ("tweaked", "tweaked amended patched", r"tweaked|amended|patched"),
+    ("made-the-change", "made", r"made (?:the|this|that) change"),
+    (
+        "took-suggestion",
+        "took accepted used went",
+        r"(?:took|accepted|used|went with) (?:the|your) (?:suggestion|suggested change)",
+    ),
+    ("pushed-a-fix", "pushed", r"pushed (?:a |the )?(?:fix|commit|change)(?:es|s)?"),
+)
+# Anchored at the start of a sentence, after any "good catch," / "thanks," introduction.
+EN_ACCEPT_START: tuple[tuple[str, str, str], ...] = (
+    (
+        "fixed-in-sha",
+        "fixed done resolved addressed handled applied updated changed",
+        EN_SUBJECT + r"(?:fixed|done|resolved|addressed|handled|applied|updated|changed)"
+        r"\s+(?:in|by|with|via)\s+(?:commit\s+)?[0-9a-f]{7,40}\b",
+    ),
+    ("fixed-now", "should", r"should be (?:fixed|addressed|resolved|good) now\b"),
+    *(
+        (name, triggers, EN_SUBJECT + rf"(?:{verbs})(?![\w'-])")
+        for name, triggers, verbs in EN_ACCEPT_VERBS
+    ),
+)
+
+# (language, rule name, trigger words, pattern). A rule is tried only when one of its trigger words
+# (a substring, for Chinese, Japanese and Korean) occurs in the reply.
+ACCEPT_START: tuple[tuple[str, str, str, str], ...] = (
+    *(("en", name, triggers, pattern) for name, triggers, pattern in EN_ACCEPT_START),
+    ("fr", "fait", "fait", r"(?:c'est )?fait(?![\w'-])"),
+    ("es", "hecho", "hecho", r"hecho(?![\w'-])"),
+    ("es", "listo", "listo", r"listo(?![\w'-])"),
+    ("pt", "feito", "feito", r"feito(?![\w'-])"),
+    ("pt", "pronto", "pronto", r"pronto(?![\w'-])"),
+)
+
+# Found anywhere in a sentence (participles that rarely mean anything else in a review reply).
+ACCEPT_ANYWHERE: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "de",
+        "behoben",
+        "behoben erledigt gefixt gefixed korrigiert angepasst geändert umgesetzt übernommen eingebaut"
+        " aktualisiert eingearbeitet",
+        r"\b(?:behoben|erledigt|gefixt|gefixed|korrigiert|angepasst|geändert|umgesetzt|übernommen"
+        r"|eingebaut|aktualisiert|eingearbeitet)\b",
+    ),
+    (
+        "fr",
+        "corrige",
+        "corrigé corrigée corrigés modifié modifiée appliqué appliquée mis changé résolu réglé ajusté"
+        " pris intégré",
+        r"\b(?:corrigé|corrigée|corrigés|modifié|modifiée|appliqué|appliquée|mis à jour|changé"
+        r"|résolu|réglé|ajusté|pris en compte|intégré)(?![\w'-])",
+    ),
+    (
+        "es",
+        "arreglado",
+        "arreglado corregido solucionado aplicado cambiado actualizado resuelto ajustado modificado",
+        r"\b(?:arreglado|corregido|solucionado|aplicado|cambiado|actualizado|resuelto|ajustado"
+        r"|modificado)\b",
+    ),
+    (
+        "pt",
+        "corrigido",
+        "corrigido resolvido ajustado alterado aplicado atualizado modificado consertado arrumado",
+        r"\b(?:corrigido|resolvido|ajustado|alterado|aplicado|atualizado|modificado|consertado"
+        r"|arrumado)\b",
+    ),
+    (
+        "zh",
+        "yixiufu",
+        "已 好了 搞定",
+        r"已(?:经)?(?:修复|修改|改|处理|采纳|更新|调整|解决|完成|fix)|(?:改|修)好了|搞定"
+        r"|已(?:经)?(?:按|根据|照)[^，。,.]{0,8}(?:修改|修复|调整|处理|更新)",
+    ),
+    (
+        "ja",
+        "shuusei",
+        "しました 済み 完了",
+        r"(?:修正|対応|変更|反映|適用|更新|取り込み|取込)(?:しました|いたしました|済み|完了)"
+        r"|直しました",
+    ),
+    (
+        "ko",
+        "sujeong",
+        "했 완료 고쳤",
+        r"(?:수정|반영|변경|적용|처리|업데이트)\s?(?:했습니다|했어요|했어|했음|완료)|고쳤(?:습니다|어요|어)",
+    ),
+)
+
+# What may open a sentence before the decision: "Good catch, fixed." -> "fixed."
+INTRO = (
+    r"[^\w@]+|(?:@[\w.-]+(?:\[bot\])?"
+    r"|(?:good|nice|great) (?:catch|point|find|spot|call|idea)|thanks?(?: you)?(?: for [^,.!;:—–]*)?"
+    r"|thx|ty|cheers|yes|yep|yup|yeah|indeed|agreed|agree|ok|okay|right|true|correct"
+    r"|you(?:'re| are) (?:right|correct)|oops|whoops|ah|oh|makes sense|fair (?:enough|point)"
+    r"|good|nice|great|cool|perfect|absolutely|definitely|of course"
+    r"|danke(?: schön)?|vielen dank|guter (?:punkt|fang|hinweis)|gute idee|gut gesehen|stimmt|richtig"
+    r"|ja|klar|du hast recht|sie haben recht"
+    r"|merci(?: beaucoup)?|bien vu|bonne (?:remarque|idée)|oui|d'accord|exact|effectivement|en effet"
+    r"|gracias|buena (?:observación|idea)|buen punto|bien visto|sí|vale|claro|cierto|tienes razón"
+    r"|de acuerdo|obrigad[oa]|valeu|boa(?: observação| ideia)?|bem visto|bom ponto|sim|certo"
+    r"|verdade|tem razão|beleza)"
+    r"(?:[\s,.!:;—–-]+|$)"
+)
+
+# --- vetoes -------------------------------------------------------------------------------------
+
+# Anywhere in a reply: hedges, deferrals, sarcasm, contrast and partial agreement make it discussion.
+_CHANGE_VERBS = (
+    r"(?:fix|do|update|change|address|add|handle|look|take|check|think|try|revisit|follow|tackle"
+    r"|clean|remove|rename|refactor|move|switch|implement|apply|consider|investigate|open|create"
+    r"|file|push|work|get|make|adjust|rework|rewrite|correct|test)"
+)
+VETO_ANYWHERE = (
+    # English hedges, deferrals, sarcasm, contrast, partial agreement
+    r"\b(?:maybe|perhaps|probably|possibly|might|not sure|unsure|i think|i guess|i believe"
+    r"|i suppose|could be|not certain|follow[- ]?up|later|eventually|for now|next pr|future pr"
+    r"|separate issue|tracked in|let me|let's|gonna|yeah right|said no one|lol|oh great|totally"
+    r"|as if|but|however|though|although|except|partially|partly|half|mostly|some of|not all"
+    r"|differently|not as suggested|instead|on second thought|hmm+|wip)\b"
+    rf"|\b(?:i'll|we'll|i will|we will|will|i'm going to|we're going to|(?<!not )going to)\s+"
+    rf"(?:(?!not\b|never\b)\w+\s+)?{_CHANGE_VERBS}\b"
+    r"|/s\b|🙄|😒"
+    # German
+    r"|\b(?:vielleicht|eventuell|wahrscheinlich|glaube|denke|später|nachher|demnächst|morgen"
+    r"|mache ich|machen wir|kümmere mich|aber|jedoch|allerdings|teilweise|folge-pr)\b"
+    # French
+    r"|(?:\bpeut-être|\bprobablement|\bje pense|\bje crois|\bplus tard|\bprochaine|\bferai\b"
+    r"|\bferons\b|\bje vais\b|\bmais\b|\bcependant\b|\btoutefois\b|\bpartiellement|\ben partie\b)"
+    # Spanish
+    r"|\b(?:quizá|quizás|tal vez|puede que|creo que|probablemente|más tarde|luego|después|haré"
+    r"|pero|sin embargo|parcialmente|en parte)\b|(?<!no )\b(?:voy|vamos) a (?:corregir|arreglar"
+    r"|cambiar|hacer|revisar|mirar|ver)\b"
+    # Portuguese
+    r"|\b(?:talvez|acho que|provavelmente|depois|mais tarde|mas|porém|contudo|em parte|farei)\b"
+    r"|(?<!não )\b(?:vou|vamos) (?:corrigir|arrumar|ajustar|fazer|ver|verificar|olhar|mudar)\b"
+    # Chinese
+    r"|可能|也许|或许|大概|我觉得|稍后|之后|以后|后续|下次|回头|再改|再处理|但是|不过|部分|暂时"
+    # Japanese
+    r"|かもしれ|たぶん|多分|後で|あとで|後ほど|別の?pr|今後|次のpr|予定|けど|けれど|ですが|一部|検討"
+    # Korean
+    r"|아마|혹시|나중에|추후|다음\s?pr|다음에|예정|하지만|그런데|다만|일부|검토"
+)
+# Case-sensitive: "TODO" as written by developers, not Spanish/Portuguese "todo".
+VETO_TODO = r"\bTODO\b|\bFIXME\b"
+
+# Inside the sentence that carries an acceptance: negation, modality, or somewhere other than this PR.
+VETO_ACCEPT_SHARED = (
+    r"\b(?:not|never|nothing|none|nor|cannot|if|unless|once|when|would|could|can|need|needs"
+    r"|must|should|please|want|plan|try|trying|going|will|yet|still|already|almost|nearly|some"
+    r"|other|another|previous|upstream|main|master|trunk|develop|separate|different|elsewhere"
+    r"|my mind|similar|ago|yesterday|last (?:week|time|month|year|release)"
+    r"|conflicts?|branch|rebased?|merged?)\b|n't\b|#\d+"
+)
+# Each language's own negation and modality, next to the shared list (English "no" is Portuguese
+# "in the", so it is English-only).
+VETO_ACCEPT: dict[str, str] = {
+    "en": r"\bno\b",
+    "de": r"\b(?:nicht|kein|keine|keinen|nie|noch|sollte|soll|muss|müssen|wird|werde|werden)\b",
+    "fr": r"\b(?:pas|jamais|encore|ne|vais|va|doit|devrait)\b|\bn'",
+    "es": r"\b(?:no|todavía|aún|nunca|falta|debe|debería)\b",
+    "pt": r"\b(?:não|ainda|nunca|deve|deveria)\b",
+    "zh": r"没|未|不|还|吗|待|要|需",
+    "ja": r"まだ|ません|ない|予定|べき|か[。]?$",
+    "ko": r"아직|않|안\s|못|나요|까요|겠",
+}
+# Immediately before a dismissal cue, in the same clause: "this is NOT intentional", "IF it is by design".
+VETO_DISMISS_BEFORE = (
+    r"\b(?:not|never|hardly|nor|if|whether|unless|might|may|could|maybe|would|should|isn't it"
+    r"|nicht|ob|wenn|falls|vielleicht|pas|jamais|si|nunca|talvez|quizás)\b|n't\b|\bno\s+(?=\w)"
+    r"|不是|并非|并不|不|没|非"
+)
+# Immediately after a dismissal cue (Japanese and Korean negate at the end): "意図的ではありません".
+VETO_DISMISS_AFTER = r"^.{0,6}(?:ではな|じゃな|ではありません|아니|아닙|않)"
+# A sentence that asks.
+QUESTION = (
+    r"[?？¿]|^(?:why|how|what|when|where|who|which|is|isn't|was|wasn't|did|didn't|does|doesn't"
+    r"|do|don't|are|aren't)\b|か[。]?$|(?:나요|까요|습니까)[.。]?$"
+)

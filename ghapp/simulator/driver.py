@@ -1,0 +1,428 @@
+"""The GitHub simulator object: served over loopback HTTP, driven and inspected from Python."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from types import TracebackType
+from typing import Any
+
+from ghapp.simulator import conversation, issues, pulls
+from ghapp.simulator.endpoint import Context
+from ghapp.simulator.model import Author, FileChange, Installation
+from ghapp.simulator.patches import addition_patch
+from ghapp.simulator.recording import Fault, Faults, LoggedRequest, RequestLog
+from ghapp.simulator.routes import build_app
+from ghapp.simulator.server import LoopbackServer, bind
+from ghapp.simulator.state import Files, World, check_association
+from ghapp.simulator.webhooks import Delivery, Payloads, post
+
+log = logging.getLogger(__name__)
+
+DEFAULT_FILES: Mapping[str, str] = {"src/app.py": addition_patch(["print('hello')"] * 3)}
+Json = dict[str, Any]
+
+
+class GitHubSimulator:
+    """A stateful stand-in for GitHub's REST API and webhooks, for tests and ``hindsight demo``.
+
+    ``with GitHubSimulator(app_id=…, public_key_pem=…) as sim:`` serves on ``sim.base_url``.
+    Every method is thread-safe; reads answer the same JSON the REST API serves.
+    """
+
+    def __init__(
+        self,
+        *,
+        app_id: int,
+        public_key_pem: str,
+        app_slug: str = "hindsight",
+        app_name: str = "Hindsight",
+        token_ttl_s: float = 3600.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.world = World(
+            app_id=app_id, app_slug=app_slug, app_name=app_name, token_ttl_s=token_ttl_s
+        )
+        self.log = RequestLog()
+        self.faults = Faults()
+        self.context = Context(self.world, public_key_pem, self.log, self.faults)
+        self.payloads = Payloads(self.context.shapes)
+        self.deliveries: list[Delivery] = []
+        self._host = host
+        self._port = port
+        self._base_url: str | None = None
+        self._server: LoopbackServer | None = None
+        self._webhook: tuple[str, str | bytes] | None = None
+        self._emit = False
+
+    def __repr__(self) -> str:
+        return f"GitHubSimulator(app_id={self.world.app_id}, base_url={self._base_url!r})"
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        if self._base_url is None:
+            raise RuntimeError("the simulator is not running: call start() or use it as a context")
+        return self._base_url
+
+    def start(self) -> str:
+        """Serve on an ephemeral loopback port in a daemon thread; answers the base URL."""
+        if self._server is not None:
+            return self.base_url
+        sock, base_url = bind(self._host, self._port)
+        self._base_url = base_url
+        self.context.set_base_url(base_url)
+        self.payloads = Payloads(self.context.shapes)
+        self._server = LoopbackServer(build_app(self.context), sock, "github-simulator")
+        self._server.start()
+        log.info("github simulator started", extra={"base_url": base_url})
+        return base_url
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
+    def __enter__(self) -> GitHubSimulator:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # --- webhooks ------------------------------------------------------------------------
+
+    def configure_webhooks(self, url: str, secret: str | bytes, *, emit: bool = True) -> None:
+        """Where ``deliver`` posts; with ``emit`` every state change below delivers its event."""
+        self._webhook = (url, secret)
+        self._emit = emit
+
+    def deliver(
+        self, event: str, payload: Mapping[str, Any], *, delivery_id: str | None = None
+    ) -> Delivery:
+        """Sign ``payload`` with the webhook secret and POST it to the configured URL."""
+        if self._webhook is None:
+            raise RuntimeError("no webhook target: call configure_webhooks(url, secret) first")
+        url, secret = self._webhook
+        delivery = post(url, secret, self.world.app_id, event, payload, delivery_id=delivery_id)
+        with self.world.lock:
+            self.deliveries.append(delivery)
+        return delivery
+
+    def _emit_event(self, event: str, payload: Mapping[str, Any]) -> None:
+        if self._emit and self._webhook is not None:
+            self.deliver(event, payload)
+
+    # --- installations and repositories --------------------------------------------------
+
+    def add_installation(
+        self,
+        account: str,
+        *,
+        account_type: str = "Organization",
+        repositories: Iterable[str] = (),
+        installation_id: int | None = None,
+        permissions: Mapping[str, str] | None = None,
+    ) -> int:
+        """Install the app on ``account`` with ``repositories`` (``owner/name``); answers its id."""
+        installation = self.world.add_installation(
+            account,
+            account_type=account_type,
+            repositories=repositories,
+            installation_id=installation_id,
+            permissions=permissions,
+        )
+        self._emit_event("installation", self.payloads.installation("created", installation))
+        return installation.id
+
+    def add_repository(
+        self,
+        full_name: str,
+        *,
+        installation_id: int | None = None,
+        private: bool = False,
+        default_branch: str = "main",
+    ) -> Json:
+        """Create a repository, optionally inside an installation; answers its REST JSON."""
+        repo = self.world.add_repository(
+            full_name,
+            installation_id=installation_id,
+            private=private,
+            default_branch=default_branch,
+        )
+        if installation_id is not None:
+            self._emit_repositories(installation_id, "added", [repo.full_name])
+        return self.context.shapes.repo(repo)
+
+    def add_repositories_to_installation(self, installation_id: int, names: Iterable[str]) -> None:
+        added = list(names)
+        for name in added:
+            self.world.add_repository(name, installation_id=installation_id)
+        self._emit_repositories(installation_id, "added", added)
+
+    def remove_repositories_from_installation(
+        self, installation_id: int, names: Iterable[str]
+    ) -> None:
+        removed = list(names)
+        for name in removed:
+            self.world.detach(name)
+        self._emit_repositories(installation_id, "removed", removed)
+
+    def _emit_repositories(self, installation_id: int, action: str, names: list[str]) -> None:
+        installation = self.world.installation(installation_id)
+        payload = self.payloads.installation_repositories(
+            action,
+            installation,
+            added=names if action == "added" else (),
+            removed=names if action == "removed" else (),
+        )
+        self._emit_event("installation_repositories", payload)
+
+    def suspend_installation(self, installation_id: int, *, by: str | None = None) -> None:
+        installation = self.world.set_suspended(installation_id, True, by)
+        self._emit_event("installation", self.payloads.installation("suspend", installation))
+
+    def unsuspend_installation(self, installation_id: int) -> None:
+        installation = self.world.set_suspended(installation_id, False, None)
+        self._emit_event("installation", self.payloads.installation("unsuspend", installation))
+
+    def delete_installation(self, installation_id: int) -> Installation:
+        installation = self.world.delete_installation(installation_id)
+        self._emit_event("installation", self.payloads.installation("deleted", installation))
+        return installation
+
+    # --- pull requests -------------------------------------------------------------------
+
+    def open_pull(
+        self,
+        repo: str,
+        *,
+        title: str = "Change things",
+        body: str | None = "",
+        author: str = "contributor",
+        author_association: str = "CONTRIBUTOR",
+        files: Files | None = None,
+        head_ref: str | None = None,
+        base_ref: str | None = None,
+        draft: bool = False,
+        head_sha: str | None = None,
+    ) -> Json:
+        """Open a pull request whose diff is ``files`` (FileChange values or {path: patch})."""
+        pull = pulls.open_pull(
+            self.world,
+            repo,
+            title=title,
+            body=body,
+            author=author,
+            author_association=author_association,
+            files=files if files is not None else DEFAULT_FILES,
+            head_ref=head_ref,
+            base_ref=base_ref,
+            draft=draft,
+            head_sha=head_sha,
+        )
+        self._emit_event("pull_request", self.payloads.pull_request("opened", repo, pull.number))
+        return self.pull(repo, pull.number)
+
+    def synchronize(
+        self, repo: str, number: int, *, files: Files | None = None, head_sha: str | None = None
+    ) -> str:
+        """Push to the head branch; ``files`` is the whole new diff. Answers the new head sha."""
+        before, after = pulls.synchronize(self.world, repo, number, files, head_sha)
+        payload = self.payloads.pull_request("synchronize", repo, number, before=before)
+        self._emit_event("pull_request", payload)
+        return after
+
+    def close(self, repo: str, number: int, *, merged: bool = False, by: str | None = None) -> Json:
+        pulls.close(self.world, repo, number, merged=merged, by=by)
+        sender = self.world.account(by) if by else None
+        payload = self.payloads.pull_request("closed", repo, number, sender=sender)
+        self._emit_event("pull_request", payload)
+        return self.pull(repo, number)
+
+    def reopen(self, repo: str, number: int) -> Json:
+        pulls.reopen(self.world, repo, number)
+        self._emit_event("pull_request", self.payloads.pull_request("reopened", repo, number))
+        return self.pull(repo, number)
+
+    # --- what people say -----------------------------------------------------------------
+
+    def _author(self, login: str, association: str, user_type: str, via_app: bool) -> Author:
+        check_association(association)
+        return Author(self.world.account(login, user_type), association, via_app)
+
+    def add_review_comment(
+        self,
+        repo: str,
+        number: int,
+        *,
+        body: str,
+        path: str,
+        line: int,
+        author: str = "maintainer",
+        author_association: str = "MEMBER",
+        user_type: str = "User",
+        side: str = "RIGHT",
+        commit_id: str | None = None,
+        via_app: bool = False,
+    ) -> Json:
+        """A person's (or a bot's) review comment on a diff line; ApiError(422) when off the diff."""
+        who = self._author(author, author_association, user_type, via_app)
+        with self.world.lock:
+            head = self.world.pull(repo, number).head_sha
+            spec = {"body": body, "path": path, "line": line, "side": side}
+            spec["commit_id"] = commit_id or head
+            comment = conversation.create_review_comment(
+                self.world, repo, number, author=who, spec=spec
+            )
+        payload = self.payloads.review_comment("created", comment)
+        self._emit_event("pull_request_review_comment", payload)
+        return self.context.shapes.review_comment(comment)
+
+    def reply(
+        self,
+        repo: str,
+        number: int,
+        comment_id: int,
+        body: str,
+        *,
+        author: str = "maintainer",
+        author_association: str = "MEMBER",
+        user_type: str = "User",
+        via_app: bool = False,
+    ) -> Json:
+        """Reply in the thread of ``comment_id`` as ``author`` with ``author_association``."""
+        who = self._author(author, author_association, user_type, via_app)
+        comment = conversation.reply(self.world, repo, number, comment_id, author=who, body=body)
+        payload = self.payloads.review_comment("created", comment)
+        self._emit_event("pull_request_review_comment", payload)
+        return self.context.shapes.review_comment(comment)
+
+    def edit_comment(self, repo: str, comment_id: int, body: str) -> Json:
+        """Edit a review comment's body, as its author would."""
+        comment, previous = conversation.edit_review_comment(self.world, repo, comment_id, body)
+        payload = self.payloads.review_comment("edited", comment, previous_body=previous)
+        self._emit_event("pull_request_review_comment", payload)
+        return self.context.shapes.review_comment(comment)
+
+    def delete_comment(self, repo: str, comment_id: int) -> None:
+        """Delete a review comment; it answers 404 from then on."""
+        with self.world.lock:
+            comment = conversation.review_comment(self.world, repo, comment_id)
+            payload = self.payloads.review_comment("deleted", comment)
+            conversation.delete_review_comment(self.world, repo, comment_id)
+        self._emit_event("pull_request_review_comment", payload)
+
+    def add_issue_comment(
+        self,
+        repo: str,
+        number: int,
+        body: str,
+        *,
+        author: str = "maintainer",
+        author_association: str = "MEMBER",
+        user_type: str = "User",
+        via_app: bool = False,
+    ) -> Json:
+        who = self._author(author, author_association, user_type, via_app)
+        comment = issues.create_issue_comment(self.world, repo, number, author=who, body=body)
+        self._emit_event("issue_comment", self.payloads.issue_comment("created", comment))
+        return self.context.shapes.issue_comment(comment)
+
+    # --- reading state back --------------------------------------------------------------
+
+    @property
+    def bot_login(self) -> str:
+        return self.world.bot.login
+
+    def pull(self, repo: str, number: int) -> Json:
+        with self.world.lock:
+            return self.context.shapes.pull(self.world.pull(repo, number))
+
+    def pull_files(self, repo: str, number: int) -> list[FileChange]:
+        with self.world.lock:
+            return list(self.world.pull(repo, number).files)
+
+    def review_comments(self, repo: str, number: int) -> list[Json]:
+        with self.world.lock:
+            found = conversation.pull_review_comments(self.world, repo, number)
+            return [self.context.shapes.review_comment(c) for c in found]
+
+    def reviews(self, repo: str, number: int, *, include_implicit: bool = True) -> list[Json]:
+        """Reviews of the pull request; ``include_implicit=False`` leaves out single comments'."""
+        with self.world.lock:
+            found = conversation.pull_reviews(self.world, repo, number)
+            shaped = [self.context.shapes.review(r) for r in found]
+        return [r for r in shaped if include_implicit or r["body"] or r["state"] != "COMMENTED"]
+
+    def issue_comments(self, repo: str, number: int) -> list[Json]:
+        with self.world.lock:
+            found = issues.issue_comments(self.world, repo, number)
+            return [self.context.shapes.issue_comment(c) for c in found]
+
+    def reactions(self, repo: str, comment_id: int, *, kind: str = "pulls") -> list[Json]:
+        """Reactions on a review comment (``kind="pulls"``) or an issue comment (``"issues"``)."""
+        with self.world.lock:
+            found = issues.reactions(self.world, kind, repo, comment_id)
+            return [self.context.shapes.reaction(r) for r in found]
+
+    def token_mints(self, installation_id: int | None = None) -> int:
+        """How many installation tokens were minted (answered 201), optionally for one."""
+        which = r"\d+" if installation_id is None else str(installation_id)
+        path = rf"^/app/installations/{which}/access_tokens$"
+        return sum(1 for entry in self.log.entries("POST", path) if entry.status == 201)
+
+    # --- clock, log and faults -----------------------------------------------------------
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move the simulator's clock (token expiry, timestamps); JWTs are checked on real time."""
+        self.world.advance(seconds)
+
+    def requests(self, method: str | None = None, path: str | None = None) -> list[LoggedRequest]:
+        """Answered requests in order, optionally of ``method`` with a path matching ``path``."""
+        return self.log.entries(method, path)
+
+    def count(self, method: str | None = None, path: str | None = None) -> int:
+        return self.log.count(method, path)
+
+    def reset_log(self) -> None:
+        self.log.reset()
+
+    def inject(
+        self,
+        method: str | None,
+        path_regex: str,
+        *,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        times: int | None = 1,
+        latency_s: float = 0.0,
+        body: Any = None,
+    ) -> Fault:
+        """Answer the next ``times`` matching requests (None: all) with ``status`` after a delay.
+
+        ``method`` None or ``"*"`` matches every method; ``path_regex`` is searched in the path.
+        ``status`` None only adds ``latency_s``. ``body`` may be JSON or text; by default GitHub's
+        error JSON for the status.
+        """
+        fault = Fault(
+            method=method.upper() if method and method != "*" else None,
+            pattern=re.compile(path_regex),
+            status=status,
+            headers=dict(headers or {}),
+            body=body,
+            latency_s=latency_s,
+            remaining=times,
+        )
+        return self.faults.add(fault)
+
+    def clear_faults(self) -> None:
+        self.faults.clear()

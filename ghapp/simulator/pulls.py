@@ -1,0 +1,188 @@
+"""Pull requests and their commits: open, push, close, reopen, and compare two refs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ghapp.simulator.model import ApiError, Commit, FileChange, PullRequest, Repository
+from ghapp.simulator.state import Files, World, as_files, check_association, node_id
+
+
+@dataclass(frozen=True)
+class Comparison:
+    base_sha: str
+    head_sha: str
+    merge_base: str
+    status: str
+    ahead_by: int
+    behind_by: int
+    commits: list[Commit]
+    files: list[FileChange]
+
+
+def open_pull(
+    world: World,
+    full_name: str,
+    *,
+    title: str,
+    body: str | None,
+    author: str,
+    author_association: str,
+    files: Files,
+    head_ref: str | None,
+    base_ref: str | None,
+    draft: bool,
+    head_sha: str | None,
+) -> PullRequest:
+    check_association(author_association)
+    with world.lock:
+        repo = world.repo(full_name)
+        user = world.account(author)
+        world.numbers[repo.full_name] += 1
+        number = world.numbers[repo.full_name]
+        base_ref = base_ref or repo.default_branch
+        base_sha = repo.branches.setdefault(base_ref, repo.branches[repo.default_branch])
+        changes = as_files(files)
+        head = world.add_commit(
+            repo, parents=[base_sha], files=changes, message=title, author=user, sha=head_sha
+        )
+        head_ref = head_ref or f"change-{number}"
+        repo.branches[head_ref] = head
+        pull_id = world.next_id()
+        now = world.now()
+        pull = PullRequest(
+            id=pull_id,
+            node_id=node_id("PullRequest", pull_id),
+            repo=repo.full_name,
+            number=number,
+            title=title,
+            body=body,
+            user=user,
+            author_association=author_association,
+            head_ref=head_ref,
+            head_sha=head,
+            base_ref=base_ref,
+            base_sha=base_sha,
+            draft=draft,
+            created_at=now,
+            updated_at=now,
+            files_by_sha={head: changes},
+        )
+        world.pulls[(repo.full_name, number)] = pull
+        return pull
+
+
+def synchronize(
+    world: World, full_name: str, number: int, files: Files | None, head_sha: str | None
+) -> tuple[str, str]:
+    """Push a commit to the head branch; ``files`` is the pull request's whole new diff."""
+    with world.lock:
+        pull = world.pull(full_name, number)
+        repo = world.repo(full_name)
+        changes = as_files(files) if files is not None else list(pull.files)
+        before = pull.head_sha
+        after = world.add_commit(
+            repo,
+            parents=[before],
+            files=changes,
+            message=f"Update {pull.head_ref}",
+            author=pull.user,
+            sha=head_sha,
+        )
+        pull.files_by_sha[after] = changes
+        pull.head_sha = after
+        repo.branches[pull.head_ref] = after
+        pull.updated_at = world.now()
+        return before, after
+
+
+def close(
+    world: World, full_name: str, number: int, *, merged: bool, by: str | None
+) -> PullRequest:
+    with world.lock:
+        pull = world.pull(full_name, number)
+        repo = world.repo(full_name)
+        now = world.now()
+        pull.state = "closed"
+        pull.closed_at = now
+        pull.updated_at = now
+        if merged:
+            merge = world.add_commit(
+                repo,
+                parents=[repo.branches[pull.base_ref], pull.head_sha],
+                files=list(pull.files),
+                message=f"Merge pull request #{number}",
+                author=world.account(by) if by else pull.user,
+            )
+            repo.branches[pull.base_ref] = merge
+            pull.merged = True
+            pull.merged_at = now
+            pull.merge_commit_sha = merge
+            pull.merged_by = world.account(by) if by else repo.owner
+        return pull
+
+
+def reopen(world: World, full_name: str, number: int) -> PullRequest:
+    with world.lock:
+        pull = world.pull(full_name, number)
+        if pull.merged:
+            raise ApiError(422, "Validation Failed", ["merged pull requests cannot reopen"])
+        pull.state = "open"
+        pull.closed_at = None
+        pull.updated_at = world.now()
+        return pull
+
+
+def resolve(world: World, repo: Repository, ref: str) -> str:
+    with world.lock:
+        if ref in repo.branches:
+            return repo.branches[ref]
+        if ref in world.commits:
+            return ref
+        if len(ref) >= 7:
+            matches = [sha for sha in world.commits if sha.startswith(ref)]
+            if len(matches) == 1:
+                return matches[0]
+        raise ApiError(404, "Not Found")
+
+
+def history(world: World, sha: str) -> list[str]:
+    """``sha`` and its first-parent ancestors, newest first."""
+    chain: list[str] = []
+    current: str | None = sha
+    while current is not None and current in world.commits:
+        chain.append(current)
+        parents = world.commits[current].parents
+        current = parents[0] if parents else None
+    return chain
+
+
+def compare(world: World, full_name: str, base: str, head: str) -> Comparison:
+    """What ``head`` has that ``base`` lacks, along first parents, as ``GET …/compare`` answers."""
+    with world.lock:
+        repo = world.repo(full_name)
+        base_sha = resolve(world, repo, base)
+        head_sha = resolve(world, repo, head)
+        base_chain = history(world, base_sha)
+        head_chain = history(world, head_sha)
+        common = next((sha for sha in head_chain if sha in set(base_chain)), None)
+        if common is None:
+            raise ApiError(404, "Not Found")
+        ahead = head_chain[: head_chain.index(common)]
+        behind_by = base_chain.index(common)
+        commits = [world.commits[sha] for sha in reversed(ahead)]
+        files: dict[str, FileChange] = {}
+        for commit in commits:
+            for change in commit.files:
+                files[change.filename] = change
+        if head_sha == base_sha:
+            status = "identical"
+        elif not ahead:
+            status = "behind"
+        elif behind_by == 0:
+            status = "ahead"
+        else:
+            status = "diverged"
+        return Comparison(
+            base_sha, head_sha, common, status, len(ahead), behind_by, commits, list(files.values())
+        )

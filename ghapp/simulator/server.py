@@ -1,0 +1,63 @@
+"""Serve an ASGI app with uvicorn on a loopback port in a background thread."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+
+import uvicorn
+from starlette.types import ASGIApp
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 10.0
+
+
+def bind(host: str, port: int) -> tuple[socket.socket, str]:
+    """A listening socket on ``host:port`` (0: ephemeral) and the base URL it serves."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit this; without it small responses wait on delayed ACKs.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    return sock, f"http://{host}:{sock.getsockname()[1]}"
+
+
+class LoopbackServer:
+    """One uvicorn server on an already-bound socket, run in a daemon thread."""
+
+    def __init__(self, app: ASGIApp, sock: socket.socket, name: str) -> None:
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            ws="none",
+            loop="asyncio",
+            http="h11",
+        )
+        self._server = uvicorn.Server(config)
+        self._socket = sock
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name=name, daemon=True
+        )
+
+    def start(self) -> None:
+        """Start serving; returns once uvicorn accepts connections (bounded wait)."""
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self._thread.name} did not start")
+            time.sleep(0.005)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(STOP_TIMEOUT_S)
+        self._socket.close()

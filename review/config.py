@@ -1,0 +1,374 @@
+"""The review's configuration: seats, lenses and budgets read from ``hindsight.toml``."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MAX_TOKENS = 4096
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+}
+
+BUILTIN_LENS_INSTRUCTIONS: dict[str, str] = {
+    "correctness": (
+        "Look for code that does the wrong thing: logic errors, off-by-one mistakes, unhandled "
+        "None or empty values, swallowed or over-broad exceptions, resources that are never "
+        "closed, race conditions, and behaviour that contradicts the names, docstrings or the "
+        "pull request description. Report only defects you can point to in the changed lines."
+    ),
+    "security": (
+        "Look for ways the change can be abused: injection (SQL, shell, template, path), "
+        "evaluation of untrusted input, missing authentication or authorisation checks, secrets "
+        "in code or logs, unsafe deserialisation, weak cryptography, and trust in unvalidated "
+        "data from requests, files or the environment. Say how an attacker reaches the line."
+    ),
+    "performance": (
+        "Look for work the change makes slower than it needs to be: repeated queries or requests "
+        "inside loops, quadratic algorithms over inputs that grow, unbounded memory use, blocking "
+        "calls in async code, and missing pagination or limits. Name the input size at which it "
+        "starts to matter."
+    ),
+    "tests": (
+        "Look at how the change is tested: behaviour added or changed without a test, tests that "
+        "cannot fail, assertions that check the wrong thing, sleeps and flakiness, and edge cases "
+        "the change introduces that no test exercises. Name the test that should exist."
+    ),
+}
+
+_TOP_KEYS = frozenset({"seats", "lenses", "review"})
+_SEAT_KEYS = frozenset(
+    {
+        "name",
+        "lab",
+        "kind",
+        "command",
+        "model",
+        "base_url",
+        "api_key_env",
+        "timeout_s",
+        "max_tokens",
+        "pass_env",
+    }
+)
+_HTTP_ONLY_KEYS = ("model", "base_url", "max_tokens")
+_LENS_KEYS = frozenset({"name", "instructions"})
+
+
+class SeatKind(StrEnum):
+    """How a seat is reached."""
+
+    COMMAND = "command"
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    """One configured reviewer backend."""
+
+    name: str
+    lab: str
+    kind: SeatKind
+    command: tuple[str, ...] = ()
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    pass_env: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Lens:
+    """A review perspective with its own instructions."""
+
+    name: str
+    instructions: str
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """Size and budget limits of one review."""
+
+    shard_chars: int = 40_000
+    parallel_calls: int = 4
+    memory_chars: int = 12_000
+    cross_session_chars: int = 24_000
+    lesson_cap: int = 20
+    max_calls: int = 64
+
+
+@dataclass(frozen=True)
+class ReviewConfig:
+    """Everything ``hindsight.toml`` says, validated."""
+
+    seats: tuple[SeatConfig, ...]
+    lenses: tuple[Lens, ...]
+    review: ReviewSettings
+    source: str = "hindsight.toml"
+
+    def seat(self, name: str) -> SeatConfig:
+        """The seat called ``name``; ``KeyError`` if none is configured."""
+        for seat in self.seats:
+            if seat.name == name:
+                return seat
+        raise KeyError(name)
+
+
+DEFAULT_LENSES: tuple[Lens, ...] = tuple(
+    Lens(name, text) for name, text in BUILTIN_LENS_INSTRUCTIONS.items()
+)
+
+
+class ConfigError(ValueError):
+    """``hindsight.toml`` is missing, unreadable or invalid; ``problems`` lists every finding."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = tuple(problems)
+        super().__init__("\n".join(f"{source}: {problem}" for problem in problems))
+
+
+class _Problems:
+    """Collects validation problems so one run reports all of them."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, text: str) -> None:
+        self.items.append(text)
+
+
+def load_config(path: str | Path) -> ReviewConfig:
+    """Read and validate the file at ``path`` (the caller resolves ``HINDSIGHT_CONFIG``)."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            source, ["file not found; create it or point HINDSIGHT_CONFIG at one"]
+        ) from None
+    except OSError as exc:
+        raise ConfigError(source, [f"cannot be read: {exc.strerror}"]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(source, ["is not UTF-8 text"]) from None
+    return loads_config(text, source=source)
+
+
+def loads_config(text: str, *, source: str = "hindsight.toml") -> ReviewConfig:
+    """Parse and validate TOML text; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, [f"is not valid TOML: {exc}"]) from None
+    return parse_config(data, source=source)
+
+
+def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> ReviewConfig:
+    """Validate an already-parsed TOML document."""
+    problems = _Problems()
+    for key in sorted(set(data) - _TOP_KEYS):
+        problems.add(f"unknown key {key!r} (expected [[seats]], [[lenses]] or [review])")
+
+    seats = _parse_seats(data.get("seats"), problems)
+    lenses = _parse_lenses(data.get("lenses"), problems)
+    review = _parse_review(data.get("review"), problems)
+    if problems.items:
+        raise ConfigError(source, problems.items)
+    return ReviewConfig(seats=seats, lenses=lenses, review=review, source=source)
+
+
+def _tables(value: Any, where: str, problems: _Problems) -> list[Mapping[str, Any]] | None:
+    if not isinstance(value, list) or not all(isinstance(item, Mapping) for item in value):
+        problems.add(f"{where} must be an array of tables ([[{where}]])")
+        return None
+    return value
+
+
+def _text(
+    table: Mapping[str, Any], key: str, where: str, problems: _Problems, *, required: bool
+) -> str | None:
+    value = table.get(key)
+    if value is None:
+        if required:
+            problems.add(f"{where}.{key} is required")
+        return None
+    if not isinstance(value, str) or not value.strip():
+        problems.add(f"{where}.{key} must be a non-empty string")
+        return None
+    return value.strip()
+
+
+def _string_list(
+    table: Mapping[str, Any], key: str, where: str, problems: _Problems
+) -> tuple[str, ...] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(item, str) and item for item in value)
+    ):
+        problems.add(f"{where}.{key} must be a non-empty list of non-empty strings")
+        return None
+    return tuple(value)
+
+
+def _positive_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+def _parse_seats(value: Any, problems: _Problems) -> tuple[SeatConfig, ...]:
+    if value is None:
+        problems.add("at least one [[seats]] table is required")
+        return ()
+    tables = _tables(value, "seats", problems)
+    if tables is None:
+        return ()
+    if not tables:
+        problems.add("at least one [[seats]] table is required")
+    seats: list[SeatConfig] = []
+    seen: set[str] = set()
+    for index, table in enumerate(tables):
+        seat = _parse_seat(table, f"seats[{index}]", problems)
+        if seat is None:
+            continue
+        if seat.name in seen:
+            problems.add(f"seats[{index}].name {seat.name!r} is used by an earlier seat")
+            continue
+        seen.add(seat.name)
+        seats.append(seat)
+    return tuple(seats)
+
+
+def _parse_seat(table: Mapping[str, Any], where: str, problems: _Problems) -> SeatConfig | None:
+    before = len(problems.items)
+    for key in sorted(set(table) - _SEAT_KEYS):
+        problems.add(f"{where}: unknown key {key!r}")
+    name = _text(table, "name", where, problems, required=True)
+    lab = _text(table, "lab", where, problems, required=True)
+    kind_text = _text(table, "kind", where, problems, required=True)
+    kind: SeatKind | None = None
+    if kind_text is not None:
+        try:
+            kind = SeatKind(kind_text)
+        except ValueError:
+            problems.add(
+                f"{where}.kind must be one of command, openai, anthropic, not {kind_text!r}"
+            )
+
+    timeout = table.get("timeout_s", DEFAULT_TIMEOUT_S)
+    if not _positive_number(timeout):
+        problems.add(f"{where}.timeout_s must be a positive number of seconds")
+        timeout = DEFAULT_TIMEOUT_S
+    max_tokens = table.get("max_tokens", DEFAULT_MAX_TOKENS)
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens <= 0:
+        problems.add(f"{where}.max_tokens must be a positive integer")
+        max_tokens = DEFAULT_MAX_TOKENS
+
+    command = _string_list(table, "command", where, problems)
+    pass_env = _string_list(table, "pass_env", where, problems) or ()
+    model = _text(
+        table, "model", where, problems, required=kind in (SeatKind.OPENAI, SeatKind.ANTHROPIC)
+    )
+    base_url = _text(table, "base_url", where, problems, required=False)
+    api_key_env = _text(table, "api_key_env", where, problems, required=False)
+
+    if kind is SeatKind.COMMAND:
+        if "command" not in table:
+            problems.add(f'{where}.command is required for kind = "command"')
+        for key in _HTTP_ONLY_KEYS:
+            if key in table:
+                problems.add(f'{where}.{key} is only for kind = "openai" or "anthropic"')
+    elif kind is not None:
+        if "command" in table:
+            problems.add(f'{where}.command is only for kind = "command"')
+        if base_url is not None and not base_url.startswith(("http://", "https://")):
+            problems.add(f"{where}.base_url must start with http:// or https://")
+    if kind is SeatKind.OPENAI and "max_tokens" in table:
+        problems.add(f'{where}.max_tokens is only for kind = "anthropic"')
+
+    if len(problems.items) > before or name is None or lab is None or kind is None:
+        return None
+    if kind is not SeatKind.COMMAND and base_url is None:
+        base_url = DEFAULT_BASE_URLS[kind.value]
+    return SeatConfig(
+        name=name,
+        lab=lab,
+        kind=kind,
+        command=command or (),
+        model=model,
+        base_url=base_url.rstrip("/") if base_url else None,
+        api_key_env=api_key_env,
+        timeout_s=float(timeout),
+        max_tokens=max_tokens,
+        pass_env=pass_env,
+    )
+
+
+def _parse_lenses(value: Any, problems: _Problems) -> tuple[Lens, ...]:
+    if value is None:
+        return DEFAULT_LENSES
+    tables = _tables(value, "lenses", problems)
+    if tables is None:
+        return DEFAULT_LENSES
+    if not tables:
+        problems.add("lenses must hold at least one [[lenses]] table when present")
+    lenses: list[Lens] = []
+    seen: set[str] = set()
+    for index, table in enumerate(tables):
+        where = f"lenses[{index}]"
+        for key in sorted(set(table) - _LENS_KEYS):
+            problems.add(f"{where}: unknown key {key!r}")
+        name = _text(table, "name", where, problems, required=True)
+        instructions = _text(table, "instructions", where, problems, required=False)
+        if name is None:
+            continue
+        if instructions is None:
+            if "instructions" in table:
+                continue
+            if name not in BUILTIN_LENS_INSTRUCTIONS:
+                problems.add(
+                    f"{where}.instructions is required (only the built-in lenses "
+                    f"{', '.join(BUILTIN_LENS_INSTRUCTIONS)} have default instructions)"
+                )
+                continue
+            instructions = BUILTIN_LENS_INSTRUCTIONS[name]
+        if name in seen:
+            problems.add(f"{where}.name {name!r} is used by an earlier lens")
+            continue
+        seen.add(name)
+        lenses.append(Lens(name=name, instructions=instructions))
+    return tuple(lenses)
+
+
+def _parse_review(value: Any, problems: _Problems) -> ReviewSettings:
+    defaults = ReviewSettings()
+    if value is None:
+        return defaults
+    if not isinstance(value, Mapping):
+        problems.add("review must be a table ([review])")
+        return defaults
+    fields = ReviewSettings.__dataclass_fields__
+    for key in sorted(set(value) - set(fields)):
+        problems.add(f"review: unknown key {key!r}")
+    numbers: dict[str, int] = {}
+    for key in fields:
+        if key not in value:
+            continue
+        number = value[key]
+        if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
+            problems.add(f"review.{key} must be a positive integer")
+            continue
+        numbers[key] = number
+    return ReviewSettings(**numbers)
