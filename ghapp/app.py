@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ghapp import api
 from ghapp.db import NotMigrated, check_migrated, ensure_ready, make_engine
 from ghapp.deps import Deps
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
@@ -23,6 +24,7 @@ from ghapp.router import Router
 from ghapp.routes import build_router
 from ghapp.settings import Settings
 from ghapp.worker import Worker
+from review.config import load_config
 
 if TYPE_CHECKING:
     from ghapp.github import GitHubClient
@@ -80,7 +82,15 @@ def build_deps(
         from ghapp.github import GitHubClient
 
         github = GitHubClient.from_settings(settings)
-    return Deps(settings=settings, engine=engine, queue=queue, github=github, clock=clock)
+    review_config = load_config(settings.config) if settings.config.is_file() else None
+    return Deps(
+        settings=settings,
+        engine=engine,
+        queue=queue,
+        github=github,
+        clock=clock,
+        review_config=review_config,
+    )
 
 
 def create_app(
@@ -133,5 +143,6 @@ def create_app(
         ),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
+        *api.routes(),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

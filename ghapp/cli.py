@@ -20,6 +20,7 @@ from ghapp.jobs import JobQueue
 from ghapp.logs import configure_logging
 from ghapp.settings import Settings, SettingsError, load_settings
 from ghapp.signature import sign
+from review.config import ConfigError
 
 Command = Callable[[argparse.Namespace, Settings], int]
 
@@ -207,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings()
         configure_logging(settings.log_level)
         code: int = args.run(args, settings)
-    except (SettingsError, NotMigrated) as exc:
+    except (SettingsError, NotMigrated, ConfigError) as exc:
         print(f"hindsight: {exc}", file=sys.stderr)
         return 2
     return code

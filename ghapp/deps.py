@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from ghapp.jobs import Clock, JobQueue
 from ghapp.settings import Settings
+from review.config import ReviewConfig
 
 if TYPE_CHECKING:
     from ghapp.github import GitHubClient
@@ -21,3 +22,4 @@ class Deps:
     queue: JobQueue
     github: GitHubClient | None
     clock: Clock
+    review_config: ReviewConfig | None = None

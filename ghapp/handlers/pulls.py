@@ -8,6 +8,7 @@ import logging
 from sqlalchemy.orm import Session
 
 from ghapp.deps import Deps
+from ghapp.handlers.reviews import on_review
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload, Route
 from ghapp.tenants import repository_from_event
@@ -31,11 +32,6 @@ def _pull_fields(payload: Payload) -> dict[str, object]:
         "pr": pull.get("number"),
         "action": payload.get("action"),
     }
-
-
-async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(note_repository, deps, payload)
-    log.info("review requested", extra={"job": job.id, **_pull_fields(payload)})
 
 
 async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from alembic import context
 
-import ghapp.models  # noqa: F401  (registers the door's tables on the shared metadata)
+# Every module holding tables, so the shared metadata knows them all.
+import continual.schema_people
+import continual.schema_reviews  # noqa: F401
+import ghapp.models  # noqa: F401
 from continual.schema import Base
 from ghapp.db import make_engine
 
