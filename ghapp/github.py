@@ -111,6 +111,7 @@ class GitHubClient:
             asyncio.AbstractEventLoop, dict[int, asyncio.Lock]
         ] = weakref.WeakKeyDictionary()
         self.mints = 0
+        self._slug: str | None = None
 
     @staticmethod
     def _build_config(base_url: str, timeout_s: float, user_agent: str, trust_env: bool) -> Config:
@@ -196,6 +197,14 @@ class GitHubClient:
 
     async def get_app(self) -> App:
         return App.from_json(await self._app_json("GET", "/app", "the app"))
+
+    async def app_slug(self, configured: str | None = None) -> str:
+        """The app's slug (its bot is `<slug>[bot]`): `configured` if set, else `GET /app` once."""
+        if configured:
+            return configured
+        if self._slug is None:
+            self._slug = (await self.get_app()).slug
+        return self._slug
 
     async def list_installations(self) -> list[Installation]:
         found: list[Installation] = []

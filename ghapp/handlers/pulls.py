@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from ghapp.deps import Deps
 from ghapp.handlers.reviews import on_review
+from ghapp.handlers.writeback import on_writeback
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload, Route
 from ghapp.tenants import repository_from_event
@@ -32,11 +33,6 @@ def _pull_fields(payload: Payload) -> dict[str, object]:
         "pr": pull.get("number"),
         "action": payload.get("action"),
     }
-
-
-async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(note_repository, deps, payload)
-    log.info("write-back requested", extra={"job": job.id, **_pull_fields(payload)})
 
 
 async def on_review_comment(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
