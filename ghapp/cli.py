@@ -16,7 +16,7 @@ import httpx
 from sqlalchemy import Engine
 
 from ghapp.db import NotMigrated, ensure_ready, make_engine, migrate
-from ghapp.jobs import JobQueue
+from ghapp.jobs import JobQueue, now_ms
 from ghapp.logs import configure_logging
 from ghapp.settings import Settings, SettingsError, load_settings
 from ghapp.signature import sign
@@ -160,6 +160,31 @@ def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_entry(args: argparse.Namespace, settings: Settings) -> int:
+    """A person's edit of the store: demote or restore one entry at the revision they saw."""
+    from continual import store
+
+    with _engine(settings) as engine:
+        try:
+            with engine.begin() as conn:
+                revision = store.person_edit(
+                    conn,
+                    args.entry_id,
+                    expected=args.expected_revision,
+                    demote=args.action == "demote",
+                    actor=args.actor,
+                    now=now_ms(),
+                )
+        except store.RevisionConflict as exc:
+            print(f"hindsight entry: {exc}", file=sys.stderr)
+            return 1
+        except store.EntryGone as exc:
+            print(f"hindsight entry: {exc}", file=sys.stderr)
+            return 1
+    print(f"{args.entry_id} {args.action}d, now at revision {revision}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hindsight", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -195,6 +220,15 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--url", help="default: http://HINDSIGHT_HOST:HINDSIGHT_PORT/webhooks")
     replay.add_argument("--delivery", help="the X-GitHub-Delivery id (default: a new uuid)")
     replay.set_defaults(run=cmd_replay)
+
+    entry = sub.add_parser("entry", help="demote or restore a lesson entry (a person's edit)")
+    entry.add_argument("action", choices=["demote", "restore"])
+    entry.add_argument("entry_id")
+    entry.add_argument(
+        "--expected-revision", type=int, required=True, help="the revision you looked at"
+    )
+    entry.add_argument("--actor", default="cli", help="who is editing (recorded on the entry)")
+    entry.set_defaults(run=cmd_entry)
 
     purge = sub.add_parser("purge", help="delete everything stored for an account")
     purge.add_argument("--account", required=True, help="the account's login")

@@ -261,3 +261,29 @@ def test_no_interleaving_resurrects_a_tombstone(
     assert [(e.id, e.deleted_ms is not None, e.text) for e in rows] == [(entry.id, True, "")]
     assert receipts(db) == []
     assert all(e.revision == entry.revision + 1 for e in rows)
+
+
+def test_cli_demotes_and_restores_at_the_expected_revision(
+    db: Engine,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ghapp.cli import main as cli_main
+
+    monkeypatch.setattr("ghapp.cli.configure_logging", lambda level: None)
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
+    sid = add_suggestion(db)
+    apply_decisions(db, [decision(sid)], now=NOW)
+    entry = entries(db)[0]
+    stale = str(entry.revision - 1)
+    assert cli_main(["entry", "demote", entry.id, "--expected-revision", stale]) == 1
+    assert "re-read" in capsys.readouterr().err
+    assert cli_main(["entry", "demote", entry.id, "--expected-revision", str(entry.revision)]) == 0
+    assert state(db, entry.id) is EntryState.DEMOTED
+    again = str(entry.revision + 1)
+    assert (
+        cli_main(["entry", "restore", entry.id, "--expected-revision", again, "--actor", "octocat"])
+        == 0
+    )
+    assert state(db, entry.id) is EntryState.ACTIVE
