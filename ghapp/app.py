@@ -16,7 +16,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ghapp import api
-from ghapp.db import NotMigrated, check_migrated, ensure_ready, make_engine
+from ghapp.db import (
+    Checkpointer,
+    NotMigrated,
+    check_migrated,
+    ensure_ready,
+    is_sqlite,
+    make_engine,
+)
 from ghapp.deps import Deps
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
 from ghapp.jobs import Clock, JobQueue, now_ms
@@ -125,6 +132,11 @@ def create_app(
             state.worker = worker
             state.tasks.append(asyncio.create_task(worker.run(), name="worker"))
         writer.start()
+        checkpointer = None
+        url = ready.engine.url.render_as_string(hide_password=False)
+        if is_sqlite(url):
+            checkpointer = Checkpointer(url)
+            checkpointer.start()
         app.state.hindsight = state
         try:
             yield
@@ -134,6 +146,8 @@ def create_app(
             for task in state.tasks:
                 await task
             await asyncio.to_thread(writer.stop)
+            if checkpointer is not None:
+                await asyncio.to_thread(checkpointer.stop)
             if owns_deps:
                 ready.engine.dispose()
 

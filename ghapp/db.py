@@ -126,6 +126,41 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     return create_engine(url, **kwargs)
 
 
+class Checkpointer:
+    """Copies the SQLite WAL back into the database from a thread of its own, every `interval_s`.
+
+    SQLite otherwise checkpoints inside whichever commit pushes the WAL past 1,000 pages, and that
+    commit (and every delivery waiting behind it) stalls for the copy and its fsync. A PASSIVE
+    checkpoint never blocks writers, so doing it here keeps the commits on the request path short.
+    """
+
+    def __init__(self, url: str, *, interval_s: float = 0.1) -> None:
+        self.path = make_url(url).database or ""
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sqlite-checkpoint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _run(self) -> None:
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            while not self._stop.wait(self.interval_s):
+                try:
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error as exc:
+                    log.warning("checkpoint failed", extra={"error": str(exc)})
+        finally:
+            connection.close()
+
+
 def alembic_config(url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))

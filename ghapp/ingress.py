@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import queue
 import threading
@@ -13,6 +12,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import ClientDisconnect, Request
@@ -217,8 +217,8 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
         )
     try:
         text = body.decode("utf-8")
-        payload = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        payload = orjson.loads(body)
+    except (UnicodeDecodeError, orjson.JSONDecodeError):
         return error_response(400, "bad_json", "the body is not valid UTF-8 JSON")
     if not isinstance(payload, dict):
         return error_response(400, "bad_json", "the body is not a JSON object")

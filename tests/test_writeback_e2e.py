@@ -253,3 +253,31 @@ def test_request_budget(app: Harness, suggestions: int) -> None:
     budget = math.ceil((suggestions + replies) / 100) + 2
     assert len(used) <= budget, [f"{r.method} {r.path}" for r in used]
     assert len(receipts(app)) == suggestions
+
+
+BLOCK = "    if config is None:\n        raise ValueError('no config')"
+APPLIED_PATCH = (
+    "@@ -1,2 +1,5 @@\n import os\n config = parse_config()\n"
+    "+    if config is None:\n+        raise ValueError('no config')\n print(config)"
+)
+
+
+@pytest.mark.parametrize(
+    ("pusher", "applied"),
+    [("octocat", True), ("drive-by", False)],
+    ids=["maintainer", "contributor"],
+)
+def test_suggestion_applied_by_a_maintainers_commit(
+    app: Harness, pusher: str, applied: bool
+) -> None:
+    number = open_pull(app, author="octocat", author_association="OWNER")
+    sid, _ = app.plant_suggestion(number, replacement=BLOCK)
+    app.sim.synchronize(REPO, number, files={"src/app.py": APPLIED_PATCH}, author=pusher)
+    app.settle()
+    app.sim.reset_log()
+    close(app, number)
+    compares = [r for r in app.sim.requests() if "/compare/" in r.path]
+    assert len(compares) == 1, "at most one extra request per write-back"
+    found = [(r.suggestion_id, r.source, r.rule, r.actor) for r in receipts(app)]
+    expected = [(sid, "applied", "applied.suggestion-block", "octocat")] if applied else []
+    assert found == expected

@@ -5,20 +5,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row, select
 from sqlalchemy.orm import Session
 
 from continual import decide
+from continual.applied import RULE as APPLIED_RULE
+from continual.applied import Replacement, applied_suggestions, replacement_lines
 from continual.markers import parse_fix_marker
 from continual.schema import Repository, Suggestion
 from continual.store import suggestions_of_pull
-from continual.values import Source
+from continual.values import Decision, Source
 from continual.writeback import WritebackResult, apply_decisions
 from ghapp.db import reading
 from ghapp.deps import Deps
+from ghapp.errors import Gone
+from ghapp.github_installation import InstallationClient
 from ghapp.github_values import IssueComment, ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
@@ -72,19 +76,27 @@ def _suggestion_repositories(deps: Deps, suggestion_id: str) -> dict[str, str]:
 
 
 async def write_back_pull(
-    deps: Deps, *, installation_id: int, repo: str, number: int, known: Mapping[str, Row[Any]]
+    deps: Deps,
+    *,
+    installation_id: int,
+    repo: str,
+    number: int,
+    known: Mapping[str, Row[Any]],
+    head_sha: str | None = None,
+    pr_author: decide.Author | None = None,
 ) -> WritebackResult:
-    """Decide every thread of one PR's suggestions and apply the decisions (one list request
-    per 100 comments; nothing at all when the PR carries no suggestion of ours)."""
+    """Decide every thread of one PR's suggestions and apply the decisions: one list request per
+    100 comments, plus one compare when a suggestion with replacement code predates the head."""
     assert deps.github is not None, "the write-back needs the GitHub client"
     slug = await deps.github.app_slug(deps.settings.app_slug)
-    comments = await deps.github.installation(installation_id).list_review_comments(repo, number)
-    threads = decide.build_threads(
-        (to_review_comment(c) for c in comments),
-        bot_login=f"{slug}[bot]",
-        known_suggestion_ids=known,
-    )
+    client = deps.github.installation(installation_id)
+    comments = [to_review_comment(c) for c in await client.list_review_comments(repo, number)]
+    threads = decide.build_threads(comments, bot_login=f"{slug}[bot]", known_suggestion_ids=known)
     decisions = [d for t in threads if (d := decide.decide_thread(t, app_slug=slug)) is not None]
+    maintainers = {c.author.login for c in comments if decide.is_maintainer(c.author)}
+    if pr_author is not None and decide.is_maintainer(pr_author):
+        maintainers.add(pr_author.login)
+    decisions += await _applied(deps, client, repo, known, head_sha, maintainers)
     return await asyncio.to_thread(
         apply_decisions,
         deps.engine,
@@ -92,6 +104,48 @@ async def write_back_pull(
         retract_missing=[thread.suggestion_id for thread in threads],
         now=deps.clock(),
     )
+
+
+async def _applied(
+    deps: Deps,
+    client: InstallationClient,
+    repo: str,
+    known: Mapping[str, Row[Any]],
+    head_sha: str | None,
+    maintainers: set[str],
+) -> list[decide.ThreadDecision]:
+    """Suggestions a maintainer applied with "Commit suggestion" since they were posted."""
+    rows = sorted(
+        (row for row in known.values() if row.replacement and row.head_sha != head_sha),
+        key=lambda row: (row.created_ms, row.id),
+    )
+    if head_sha is None or not rows or not maintainers:
+        return []
+    try:
+        comparison = await client.compare(repo, rows[0].head_sha, head_sha)
+    except Gone:  # the old head is no longer reachable (force-push): nothing to compare
+        return []
+    found = applied_suggestions(
+        (Replacement(r.id, r.path, replacement_lines(r.replacement)) for r in rows),
+        patches={f.filename: f.patch or "" for f in comparison.files},
+        commit_authors=[c.author.login for c in comparison.commits if c.author is not None],
+        maintainers=maintainers,
+    )
+    at = datetime.fromtimestamp(deps.clock() / 1000, UTC)
+    return [
+        decide.ThreadDecision(
+            suggestion_id=hit.suggestion_id,
+            decision=Decision.ACCEPTED,
+            reason=None,
+            source=Source.APPLIED,
+            rule=APPLIED_RULE,
+            span=hit.span,
+            actor=hit.actor,
+            at=at,
+            reply_id=None,
+        )
+        for hit in found
+    ]
 
 
 async def write_back_fix_pr(
@@ -162,8 +216,22 @@ async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
     if not known:
         log.info("write-back: no suggestions on this PR", extra=fields)
         return
+    pull = payload.get("pull_request") or {}
+    user = pull.get("user") or {}
+    pr_author = author(
+        user.get("login", ""),
+        user.get("type", "User"),
+        pull.get("author_association", "NONE"),
+        pull.get("performed_via_github_app"),
+    )
     result = await write_back_pull(
-        deps, installation_id=installation_id, repo=repo, number=payload["number"], known=known
+        deps,
+        installation_id=installation_id,
+        repo=repo,
+        number=payload["number"],
+        known=known,
+        head_sha=(pull.get("head") or {}).get("sha"),
+        pr_author=pr_author,
     )
     log.info(
         "write-back done",

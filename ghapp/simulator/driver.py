@@ -233,10 +233,19 @@ class GitHubSimulator:
         return self.pull(repo, pull.number)
 
     def synchronize(
-        self, repo: str, number: int, *, files: Files | None = None, head_sha: str | None = None
+        self,
+        repo: str,
+        number: int,
+        *,
+        files: Files | None = None,
+        head_sha: str | None = None,
+        author: str | None = None,
     ) -> str:
-        """Push to the head branch; ``files`` is the whole new diff. Answers the new head sha."""
-        before, after = pulls.synchronize(self.world, repo, number, files, head_sha)
+        """Push to the head branch; ``files`` is the whole new diff. Answers the new head sha.
+
+        The pushed commit is authored by ``author`` (a login), by default the PR's author.
+        """
+        before, after = pulls.synchronize(self.world, repo, number, files, head_sha, author)
         payload = self.payloads.pull_request("synchronize", repo, number, before=before)
         self._emit_event("pull_request", payload)
         return after

@@ -73,9 +73,17 @@ def open_pull(
 
 
 def synchronize(
-    world: World, full_name: str, number: int, files: Files | None, head_sha: str | None
+    world: World,
+    full_name: str,
+    number: int,
+    files: Files | None,
+    head_sha: str | None,
+    author: str | None = None,
 ) -> tuple[str, str]:
-    """Push a commit to the head branch; ``files`` is the pull request's whole new diff."""
+    """Push a commit to the head branch; ``files`` is the pull request's whole new diff.
+
+    The commit is authored by the PR's author unless ``author`` (a login) says otherwise.
+    """
     with world.lock:
         pull = world.pull(full_name, number)
         repo = world.repo(full_name)
@@ -86,7 +94,7 @@ def synchronize(
             parents=[before],
             files=changes,
             message=f"Update {pull.head_ref}",
-            author=pull.user,
+            author=world.account(author) if author else pull.user,
             sha=head_sha,
         )
         pull.files_by_sha[after] = changes

@@ -1,0 +1,73 @@
+"""Suggestions applied with GitHub's "Commit suggestion": their replacement lines landed verbatim."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import dataclass
+
+RULE = "applied.suggestion-block"
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """A posted suggestion whose comment carried a ```suggestion block."""
+
+    suggestion_id: str
+    path: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    suggestion_id: str
+    actor: str
+    span: str
+
+
+def replacement_lines(code: str) -> tuple[str, ...]:
+    """The lines of a suggestion block as they would land in the file."""
+    return tuple(code.rstrip("\n").split("\n")) if code.strip() else ()
+
+
+def added_runs(patch: str) -> list[list[str]]:
+    """Each run of consecutive added lines of a unified diff, without the leading `+`."""
+    runs: list[list[str]] = []
+    current: list[str] = []
+    for line in patch.split("\n"):
+        if line.startswith("+") and not line.startswith("+++"):
+            current.append(line[1:])
+            continue
+        if current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _contains_block(run: list[str], block: tuple[str, ...]) -> bool:
+    width = len(block)
+    return any(tuple(run[i : i + width]) == block for i in range(len(run) - width + 1))
+
+
+def applied_suggestions(
+    replacements: Iterable[Replacement],
+    *,
+    patches: Mapping[str, str],
+    commit_authors: Iterable[str],
+    maintainers: Container[str],
+) -> list[Applied]:
+    """Suggestions whose exact replacement lines were added, as one block, at their path by a
+    commit a maintainer authored. Precision first: no maintainer among the authors, no verdict."""
+    authors = [login for login in commit_authors if login in maintainers]
+    if not authors:
+        return []
+    found = []
+    for replacement in replacements:
+        patch = patches.get(replacement.path)
+        if not replacement.lines or patch is None:
+            continue
+        if any(_contains_block(run, replacement.lines) for run in added_runs(patch)):
+            span = replacement.lines[0][:80]
+            found.append(Applied(replacement.suggestion_id, authors[-1], span))
+    return found
