@@ -117,7 +117,9 @@ _CJK_TRIGGER = re.compile(
     "|".join(re.escape(trigger) for trigger in sorted(_CJK_TRIGGER_KEYS, key=len, reverse=True))
 )
 _INTRO = re.compile(lang.INTRO)
+_VETO_WORDS = frozenset(lang.VETO_WORDS.split())
 _VETO_ANYWHERE = re.compile(lang.VETO_ANYWHERE)
+_VETO_CJK = re.compile(lang.VETO_CJK)
 _VETO_TODO = re.compile(lang.VETO_TODO)
 _VETO_ACCEPT = {
     language: re.compile(f"{lang.VETO_ACCEPT_SHARED}|{own}")
@@ -215,17 +217,26 @@ def _clean(text: str) -> str:
     return text
 
 
-def _candidates(low: str) -> set[int]:
+def _candidates(low: str, words: list[str] | None = None, cjk: bool | None = None) -> set[int]:
     """Keys of the rules whose trigger words occur in the reply."""
     found: set[int] = set()
-    for word in _WORD.findall(low):
+    for word in _WORD.findall(low) if words is None else words:
         keys = _TRIGGERS.get(word)
         if keys is not None:
             found.update(keys)
-    if _CJK_TEXT.search(low):
+    if _CJK_TEXT.search(low) if cjk is None else cjk:
         for trigger in _CJK_TRIGGER.findall(low):
             found.update(_CJK_TRIGGER_KEYS[trigger])
     return found
+
+
+def _vetoed(low: str, cleaned: str, words: list[str], cjk: bool) -> bool:
+    """Whether the reply hedges, defers, contrasts or mocks anywhere: then it decides nothing."""
+    if not _VETO_WORDS.isdisjoint(words):
+        return True
+    if _VETO_ANYWHERE.search(low) or _VETO_TODO.search(cleaned):
+        return True
+    return cjk and _VETO_CJK.search(low) is not None
 
 
 def _natural(text: str) -> Verdict | None:
@@ -235,10 +246,10 @@ def _natural(text: str) -> Verdict | None:
     low = _fold(cleaned)
     if len(low) != len(text):
         text = low  # lower() changed the length (rare); report spans from the folded text
-    candidates = _candidates(low)
+    words = _WORD.findall(low)
+    cjk = _CJK_TEXT.search(low) is not None
+    candidates = _candidates(low, words, cjk)
     if not candidates:
-        return None
-    if _VETO_ANYWHERE.search(low) or _VETO_TODO.search(cleaned):
         return None
     start_rules = [rule for rule in _ACCEPT_START_RULES if rule.key in candidates]
     any_rules = [rule for rule in _ACCEPT_ANY_RULES if rule.key in candidates]
@@ -274,6 +285,8 @@ def _natural(text: str) -> Verdict | None:
                     return None
                 span = text[position + cue.start() : position + cue.end()]
                 dismissals.append((rule.reason or Reason.WONT_FIX, rule.rule_id, span.strip()))
+    if (accepted is None and not dismissals) or _vetoed(low, cleaned, words, cjk):
+        return None  # the reply-wide vetoes run last: most replies never get this far
     if accepted is not None:
         if dismissals:
             return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 # Who did it, in front of an English past participle: "I fixed", "we've updated", "this is now fixed".
 EN_SUBJECT = (
-    r"(?:(?:i|we)(?:'ve| have)?\s+(?:now\s+|just\s+|also\s+)?"
+    r"(?:(?:i|we)(?:'ve| have)?\s+(?:now\s+|just\s+|also\s+|went ahead and\s+)?"
     r"|(?:this|that|it|this one|both)\s+(?:is|has been|was|'s|are|have been)\s+(?:now\s+)?"
     r"|now\s+)?"
 )
@@ -27,7 +27,7 @@ EN_ACCEPT_VERBS: tuple[tuple[str, str, str], ...] = (
     ("removed", "removed", r"removed"),
     ("added", "added", r"added"),
     ("renamed", "renamed", r"renamed"),
-    ("switched", "switched", r"switched"),
+    ("switched", "switched swapped", r"switched|swapped"),
     ("moved", "moved", r"moved"),
     ("replaced", "replaced", r"replaced"),
     (
@@ -78,8 +78,22 @@ ACCEPT_START: tuple[tuple[str, str, str, str], ...] = (
     ("pt", "pronto", "pronto", r"pronto(?![\w'-])"),
 )
 
+# What a reply says the code now does: "the input is escaped now", "the timeout is now passed".
+EN_NOW_DONE = (
+    r"passed|escaped|handled|checked|validated|closed|sorted|cached|guarded|awaited|covered|logged"
+    r"|quoted|sanitized|sanitised|released|freed|raised|caught|propagated"
+    r"|initialized|initialised|locked|bounded|capped|clamped|typed|annotated|documented|tested"
+    r"|filtered|normalized|normalised|encoded|decoded|deduplicated|gone"
+)
+
 # Found anywhere in a sentence (participles that rarely mean anything else in a review reply).
 ACCEPT_ANYWHERE: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "en",
+        "now-done",
+        "now",
+        rf"\b(?:is|are) (?:now (?:{EN_NOW_DONE})|(?:{EN_NOW_DONE}) now)\b",
+    ),
     (
         "de",
         "behoben",
@@ -113,9 +127,10 @@ ACCEPT_ANYWHERE: tuple[tuple[str, str, str, str], ...] = (
     (
         "zh",
         "yixiufu",
-        "已 好了 搞定",
+        "已 好了 搞定 了",
         r"已(?:经)?(?:修复|修改|改|处理|采纳|更新|调整|解决|完成|fix)|(?:改|修)好了|搞定"
-        r"|已(?:经)?(?:按|根据|照)[^，。,.]{0,8}(?:修改|修复|调整|处理|更新)",
+        r"|已(?:经)?(?:按|根据|照)[^，。,.]{0,8}(?:修改|修复|调整|处理|更新)"
+        r"|(?:修改|修复|调整|更新|替换|删除|移除|改正)(?:好)?了",
     ),
     (
         "ja",
@@ -134,8 +149,10 @@ ACCEPT_ANYWHERE: tuple[tuple[str, str, str, str], ...] = (
 
 # What may open a sentence before the decision: "Good catch, fixed." -> "fixed."
 INTRO = (
-    r"[^\w@]+|(?:@[\w.-]+(?:\[bot\])?"
-    r"|(?:good|nice|great) (?:catch|point|find|spot|call|idea)|thanks?(?: you)?(?: for [^,.!;:—–]*)?"
+    r"(?:(?!\+1\b)[^\w@])+|(?:@[\w.-]+(?:\[bot\])?"
+    r"|\+1|(?:this |it |that )?should be (?:good|fine|ok|okay) now(?=\s*[,;:—–-])"
+    r"|(?:good|nice|great) (?:catch|point|find|spot|call|idea|eye)"
+    r"|thanks?(?: you)?(?: for [^,.!;:—–]*)?"
     r"|thx|ty|cheers|yes|yep|yup|yeah|indeed|agreed|agree|ok|okay|right|true|correct"
     r"|you(?:'re| are) (?:right|correct)|oops|whoops|ah|oh|makes sense|fair (?:enough|point)"
     r"|good|nice|great|cool|perfect|absolutely|definitely|of course"
@@ -150,37 +167,62 @@ INTRO = (
 
 # --- vetoes -------------------------------------------------------------------------------------
 
-# Anywhere in a reply: hedges, deferrals, sarcasm, contrast and partial agreement make it discussion.
+# What a deferral promises to do: "I'll fix it", "we're going to look".
 _CHANGE_VERBS = (
     r"(?:fix|do|update|change|address|add|handle|look|take|check|think|try|revisit|follow|tackle"
     r"|clean|remove|rename|refactor|move|switch|implement|apply|consider|investigate|open|create"
     r"|file|push|work|get|make|adjust|rework|rewrite|correct|test)"
 )
+# Anywhere in a reply: hedges, deferrals, sarcasm, contrast and partial agreement make it discussion.
+# Single words are looked up in a set; phrases, and words that need context, are expressions.
+VETO_WORDS = (
+    # English
+    "maybe perhaps probably possibly might unsure later eventually let's gonna lol totally but"
+    " however though although partially partly half mostly differently wip"
+    # German
+    " vielleicht eventuell wahrscheinlich glaube denke später nachher demnächst morgen aber jedoch"
+    " allerdings teilweise"
+    # French
+    " probablement ferai ferons mais cependant toutefois partiellement"
+    # Spanish
+    " quizá quizás probablemente luego después haré pero parcialmente"
+    # Portuguese
+    " talvez provavelmente depois mas porém contudo farei"
+)
 VETO_ANYWHERE = (
     # English hedges, deferrals, sarcasm, contrast, partial agreement
-    r"\b(?:maybe|perhaps|probably|possibly|might|not sure|unsure|i think|i guess|i believe"
-    r"|i suppose|could be|not certain|follow[- ]?up|later|eventually|for now|next pr|future pr"
-    r"|separate issue|tracked in|let me|let's|gonna|yeah right|said no one|lol|oh great|totally"
-    r"|as if|but|however|though|although|except|partially|partly|half|mostly|some of|not all"
-    r"|differently|not as suggested|instead|on second thought|hmm+|wip)\b"
+    r"\b(?:not sure|i think|i guess|i believe|i suppose|could be|not certain|follow[- ]?up|for now"
+    r"|next pr|future pr|separate issue|tracked in|let me|yeah right|said no one|oh great|as if"
+    r"|some of|not all|not as suggested|on second thought|hmm+)\b"
+    # "except" as contrast, not the keyword ("replaced the bare except"); "instead", unless what it
+    # replaces is quoted code ("instead of `==`")
+    r"|\bexcept\b(?<!bare except)(?<!broad except)(?<!blanket except)(?<!the except)(?<!an except)"
+    r"(?<!\ba except)"
+    r"(?!\s+(?:clause|block|handler|statement|with|\w*error|\w*exception)\b)"
+    r"|\binstead\b(?! of x{2,})"
+    r"|\bfor the first (?:case|one|part|two|few|half)\b"
+    r"|\bthe (?:second|remaining) (?:one|case|part|half)"
+    r"|\bneeds? more (?:thought|work|time|discussion)\b"
     rf"|\b(?:i'll|we'll|i will|we will|will|i'm going to|we're going to|(?<!not )going to)\s+"
     rf"(?:(?!not\b|never\b)\w+\s+)?{_CHANGE_VERBS}\b"
     r"|/s\b|🙄|😒"
     # German
-    r"|\b(?:vielleicht|eventuell|wahrscheinlich|glaube|denke|später|nachher|demnächst|morgen"
-    r"|mache ich|machen wir|kümmere mich|aber|jedoch|allerdings|teilweise|folge-pr)\b"
+    r"|\b(?:mache ich|machen wir|kümmere mich|folge-pr)\b"
     # French
-    r"|(?:\bpeut-être|\bprobablement|\bje pense|\bje crois|\bplus tard|\bprochaine|\bferai\b"
-    r"|\bferons\b|\bje vais\b|\bmais\b|\bcependant\b|\btoutefois\b|\bpartiellement|\ben partie\b)"
+    r"|\b(?:peut-être|je pense|je crois|plus tard|prochaine|je vais|en partie)"
     # Spanish
-    r"|\b(?:quizá|quizás|tal vez|puede que|creo que|probablemente|más tarde|luego|después|haré"
-    r"|pero|sin embargo|parcialmente|en parte)\b|(?<!no )\b(?:voy|vamos) a (?:corregir|arreglar"
-    r"|cambiar|hacer|revisar|mirar|ver)\b"
+    r"|\b(?:tal vez|puede que|creo que|más tarde|sin embargo|en parte)\b"
+    r"|\b(?:voy|vamos)\b(?<!no voy)(?<!no vamos) a "
+    r"(?:corregir|arreglar|cambiar|hacer|revisar|mirar|ver)\b"
     # Portuguese
-    r"|\b(?:talvez|acho que|provavelmente|depois|mais tarde|mas|porém|contudo|em parte|farei)\b"
-    r"|(?<!não )\b(?:vou|vamos) (?:corrigir|arrumar|ajustar|fazer|ver|verificar|olhar|mudar)\b"
+    r"|\b(?:acho que|mais tarde|em parte)\b"
+    r"|\b(?:vou|vamos)\b(?<!não vou)(?<!não vamos) "
+    r"(?:corrigir|arrumar|ajustar|fazer|ver|verificar|olhar|mudar)\b"
+)
+# The same for replies with Chinese, Japanese or Korean text.
+VETO_CJK = (
     # Chinese
-    r"|可能|也许|或许|大概|我觉得|稍后|之后|以后|后续|下次|回头|再改|再处理|但是|不过|部分|暂时"
+    r"(?<!不)可能|也许|或许|大概|我觉得|稍后|之后|以后|后续|下次|回头|再改|再处理|但是|不过|部分|暂时"
     # Japanese
     r"|かもしれ|たぶん|多分|後で|あとで|後ほど|別の?pr|今後|次のpr|予定|けど|けれど|ですが|一部|検討"
     # Korean
@@ -192,10 +234,13 @@ VETO_TODO = r"\bTODO\b|\bFIXME\b"
 # Inside the sentence that carries an acceptance: negation, modality, or somewhere other than this PR.
 VETO_ACCEPT_SHARED = (
     r"\b(?:not|never|nothing|none|nor|cannot|if|unless|once|when|would|could|can|need|needs"
-    r"|must|should|please|want|plan|try|trying|going|will|yet|still|already|almost|nearly|some"
+    r"|must|should|please|want|plan|try(?![/-]|\s+(?:block|clause|statement))|trying|going|will"
+    r"|yet|still|already|almost|nearly|some|nope"
     r"|other|another|previous|upstream|main|master|trunk|develop|separate|different|elsewhere"
     r"|my mind|similar|ago|yesterday|last (?:week|time|month|year|release)"
-    r"|conflicts?|branch|rebased?|merged?)\b|n't\b|#\d+"
+    r"|conflicts?|branch|rebased?|merged?|unrelated|labels?|changelog|release notes|ci|pipeline"
+    r"|(?:pr|pull request) (?:description|title|body)|commit message|milestone|reviewers?"
+    r"|re-?request(?:ed|ing)? (?:a )?review|lockfile|formatter|breaks?|broke|broken)\b|n't\b|#\d+"
 )
 # Each language's own negation and modality, next to the shared list (English "no" is Portuguese
 # "in the", so it is English-only).
@@ -203,11 +248,13 @@ VETO_ACCEPT: dict[str, str] = {
     "en": r"\bno\b",
     "de": r"\b(?:nicht|kein|keine|keinen|nie|noch|sollte|soll|muss|müssen|wird|werde|werden)\b",
     "fr": r"\b(?:pas|jamais|encore|ne|vais|va|doit|devrait)\b|\bn'",
-    "es": r"\b(?:no|todavía|aún|nunca|falta|debe|debería)\b",
+    # Portuguese "no" is "in the": "ajustado no último commit"
+    "es": r"\b(?:todavía|aún|nunca|falta|debe|debería)\b"
+    r"|\bno\b(?! (?:último|ultimo|primeiro|commit|código|codigo|arquivo|pr|branch|teste)\b)",
     "pt": r"\b(?:não|ainda|nunca|deve|deveria)\b",
-    "zh": r"没|未|不|还|吗|待|要|需",
-    "ja": r"まだ|ません|ない|予定|べき|か[。]?$",
-    "ko": r"아직|않|안\s|못|나요|까요|겠",
+    "zh": r"没|未|不|还|吗|待|要|需|冲突|合并|分支|描述|标题",
+    "ja": r"まだ|ません|ない|予定|べき|か[。]?$|コンフリクト|マージ|ブランチ|リベース",
+    "ko": r"아직|않|안\s|못|나요|까요|겠|충돌|머지|병합|브랜치|리베이스",
 }
 # Immediately before a dismissal cue, in the same clause: "this is NOT intentional", "IF it is by design".
 VETO_DISMISS_BEFORE = (
@@ -219,6 +266,7 @@ VETO_DISMISS_BEFORE = (
 VETO_DISMISS_AFTER = r"^.{0,6}(?:ではな|じゃな|ではありません|아니|아닙|않)"
 # A sentence that asks.
 QUESTION = (
-    r"[?？¿]|^(?:why|how|what|when|where|who|which|is|isn't|was|wasn't|did|didn't|does|doesn't"
-    r"|do|don't|are|aren't)\b|か[。]?$|(?:나요|까요|습니까)[.。]?$"
+    r"[?？¿]|^(?:why|how|what|when|where|who|which|is|isn't|was|wasn't|did|didn't"
+    r"|do|don't|are|aren't)\b|^(?:does|doesn't)\b(?!(?: not)? apply\b)"
+    r"|か[。]?$|(?:나요|까요|습니까)[.。]?$"
 )

@@ -114,7 +114,7 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "en",
         "matter-of-taste",
         ST,
-        "taste style stylistic preference choice bikeshed bikeshedding nit",
+        "taste style stylistic preference choice bikeshed bikeshedding nit cosmetic",
         r"\bmatter of (?:taste|style|preference|opinion)\b"
         r"|\b(?:style|stylistic|naming|personal|spelling|formatting|cosmetic) (?:preference|choice)\b"
         r"|\bpersonal taste\b|\bpurely (?:stylistic|cosmetic)\b|\bstyle nit\b|\bbikeshed(?:ding)?\b",
@@ -170,8 +170,10 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "de",
         "bereits-abgedeckt",
         DU,
-        "bereits",
-        r"\bbereits (?:abgedeckt|behandelt|geprüft) (?:in|durch|von)\b",
+        "bereits schon",
+        r"\bbereits (?:abgedeckt|behandelt|geprüft) (?:in|durch|von)\b"
+        r"|\b(?:wird|werden|ist|sind) (?:bereits|schon) (?:in|durch|von|im|beim) [^.!?;]{1,40}"
+        r"(?:geprüft|abgedeckt|behandelt|validiert|abgefangen)\b",
     ),
     # French
     (
@@ -278,7 +280,7 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "guyi",
         NA,
         "故意 有意 预期 设计如此",
-        r"故意的|有意为之|有意的|预期行为|符合预期|设计如此",
+        r"故意的|是故意|有意为之|有意的|预期行为|符合预期|设计如此",
     ),
     (
         "zh",
@@ -288,7 +290,7 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         r"不是\s?(?:bug|问题|错误)|误报|不会出现|不可能出现|不会发生|不可能发生",
     ),
     ("zh", "baochi", WF, "保持 不改 维持 就这样", r"保持现状|保持不变|不改了|维持原样|就这样吧"),
-    ("zh", "chaochu-fanwei", OS, "范围", r"超出.{0,6}范围|不在.{0,6}范围"),
+    ("zh", "chaochu-fanwei", OS, "范围", r"超出.{0,12}范围|不在.{0,12}范围"),
     ("zh", "fengge", ST, "风格 个人 见仁见智", r"风格问题|个人喜好|个人偏好|见仁见智"),
     ("zh", "chongfu", DU, "在", r"已(?:经)?在.{1,20}(?:处理|校验|检查)"),
     # Japanese

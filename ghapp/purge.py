@@ -7,6 +7,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine, delete, select
 
+import continual.schema_people
+import continual.schema_reviews  # noqa: F401
 from continual.schema import Account, Base
 from ghapp.models import Delivery, Installation
 

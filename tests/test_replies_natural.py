@@ -35,6 +35,15 @@ ACCEPTED = [
     "Should be fixed now.",
     "Went with your suggestion.",
     "Nice, I've switched this to a set.",
+    # the keyword `except`, a `try/finally` and "instead of `code`" are not contrast or an attempt
+    "Replaced the bare except with `except ValueError`.",
+    "Good catch! Wrapped the call in a try/finally.",
+    "Switched to `hmac.compare_digest` instead of `==`.",
+    "+1, changed it to `>=`.",
+    "The empty case is handled now.",
+    "Fair point; the input is escaped now.",
+    "I went ahead and made the change.",
+    "This should be good now, I've added the null check.",
 ]
 
 DISMISSED = [
@@ -56,6 +65,8 @@ DISMISSED = [
     ("Matter of taste, I prefer the explicit loop.", Reason.STYLE),
     ("Naming preference; keeping `cfg`.", Reason.STYLE),
     ("Already handled in `validate_request`.", Reason.DUPLICATE),
+    ("Doesn't apply here, this module never runs on Windows.", Reason.NOT_APPLICABLE),
+    ("Purely cosmetic; we keep the existing naming.", Reason.STYLE),
     ("Duplicate of the comment above.", Reason.DUPLICATE),
     ("Personal preference, leaving it as is.", Reason.STYLE),
 ]
@@ -102,6 +113,17 @@ NEITHER = [
     "The bug is fixed in main, rebase first.",
     "We fixed a similar bug last week.",
     "Done reviewing, looks fine.",
+    # chatter about the pull request itself, not the suggestion
+    "Resolved the merge conflict.",
+    "Updated the changelog.",
+    "Removed the label, re-requesting review.",
+    "Corrected the typo in the PR description.",
+    "Updated, CI is unrelated.",
+    "It is now called twice, which breaks the retry.",
+    # partial, or done some other way
+    "Done for the first case; the second one needs more thought.",
+    "Done, except for the docs.",
+    "Used a lock instead.",
     # thanks, discussion, emoji
     "Thanks!",
     "Good catch!",
@@ -150,6 +172,20 @@ LANGUAGES = [
     ("의도된 동작입니다", Decision.DISMISSED, Reason.NOT_APPLICABLE),
     ("의도된 것이 아닙니다", None, None),
     ("나중에 수정하겠습니다", None, None),
+    # Portuguese "no" is "in the", Spanish "no" is "not"
+    ("ajustado no último commit", Decision.ACCEPTED, None),
+    ("No lo he ajustado.", None, None),
+    ("Wird bereits im Parser geprüft.", Decision.DISMISSED, Reason.DUPLICATE),
+    ("按建议调整了，谢谢。", Decision.ACCEPTED, None),
+    ("已解决合并冲突", None, None),
+    ("这里是故意这样写的。", Decision.DISMISSED, Reason.NOT_APPLICABLE),
+    ("不是故意这样写的", None, None),
+    # "不可能" (cannot) is no hedge, "可能" (maybe) is
+    ("误报，这个值不可能为空。", Decision.DISMISSED, Reason.FALSE_POSITIVE),
+    ("可能是误报", None, None),
+    ("这个超出了本 PR 的范围。", Decision.DISMISSED, Reason.OUT_OF_SCOPE),
+    ("コンフリクトを解消し、修正しました", None, None),
+    ("충돌 해결하고 수정했습니다", None, None),
 ]
 
 

@@ -1,0 +1,196 @@
+"""The record of what was handed: injection rows, the injections.jsonl line and the log line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from sqlalchemy import Connection, delete, insert, or_, select
+
+from continual.persons import Recording
+from continual.schema import Account, Repository
+from continual.schema_people import Injection
+from continual.values import Surface
+
+log = logging.getLogger(__name__)
+
+INJECTION_LOG = "[hindsight continual] %s -> %s %d entries set %s %d chars"
+INJECTIONS_FILE = "injections.jsonl"
+INCOGNITO_TTL_MS = 12 * 3_600_000  # how long an incognito session's dedupe rows live
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class HandedLesson(NamedTuple):
+    """One lesson as handed: unpacks as ``(id, key, text)``."""
+
+    id: str
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a session works: the account (tenant) and one of its repositories."""
+
+    account_id: int
+    account_login: str
+    repository_id: int
+    repository: str
+
+
+@dataclass(frozen=True, slots=True)
+class Handed:
+    """Exactly what one surface handed one session, and whether it was recorded."""
+
+    surface: Surface
+    session_id: str
+    text: str
+    lessons: tuple[HandedLesson, ...]
+    set_sha256: str
+    entries: tuple[tuple[str, int], ...]
+    omitted: int
+    chars: int
+    recorded: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "surface": self.surface.value,
+            "session": self.session_id,
+            "text": self.text,
+            "lessons": [lesson._asdict() for lesson in self.lessons],
+            "entries": [{"id": i, "revision": r} for i, r in self.entries],
+            "set_sha256": self.set_sha256,
+            "omitted": self.omitted,
+            "chars": self.chars,
+            "recorded": self.recorded,
+        }
+
+
+def target_of(conn: Connection, account_id: int, repository_id: int) -> Target | None:
+    """The target of a repository id inside the account; None when it is not the account's."""
+    row = conn.execute(
+        select(Repository.full_name, Account.login)
+        .join(Account, Account.id == Repository.account_id)
+        .where(Repository.id == repository_id, Repository.account_id == account_id)
+    ).one_or_none()
+    return None if row is None else Target(account_id, row.login, repository_id, row.full_name)
+
+
+def target_named(conn: Connection, account_id: int, full_name: str) -> Target | None:
+    """The target of ``owner/name`` inside the account; None when it is not the account's."""
+    row = conn.execute(
+        select(Repository.id, Repository.full_name, Account.login)
+        .join(Account, Account.id == Repository.account_id)
+        .where(Repository.account_id == account_id, Repository.full_name == full_name)
+    ).one_or_none()
+    return None if row is None else Target(account_id, row.login, row.id, row.full_name)
+
+
+def _safe(part: str) -> str:
+    cleaned = _UNSAFE.sub("_", part)
+    return cleaned if cleaned.strip(".") else cleaned.replace(".", "_") or "_"
+
+
+def injections_path(store_dir: Path, account_login: str, repository: str) -> Path:
+    """``<store_dir>/<account>/<repo>/injections.jsonl``; the repository is named without owner."""
+    name = repository.rpartition("/")[2]
+    return store_dir / _safe(account_login) / _safe(name) / INJECTIONS_FILE
+
+
+def seen_in_session(
+    conn: Connection,
+    account_id: int,
+    session_id: str,
+    *,
+    now: int,
+    surfaces: Iterable[Surface] | None = None,
+) -> set[tuple[str, int]]:
+    """Every ``(id, revision)`` already handed to the session (on the given surfaces)."""
+    query = select(Injection.entries).where(
+        Injection.account_id == account_id,
+        Injection.session_id == session_id,
+        or_(Injection.expires_ms.is_(None), Injection.expires_ms > now),
+    )
+    if surfaces is not None:
+        query = query.where(Injection.surface.in_([s.value for s in surfaces]))
+    seen: set[tuple[str, int]] = set()
+    for entries in conn.execute(query).scalars():
+        seen.update((str(i), int(r)) for i, r in json.loads(entries))
+    return seen
+
+
+def already_recorded(conn: Connection, target: Target, session_id: str, handed: Handed) -> bool:
+    found = conn.execute(
+        select(Injection.id).where(
+            Injection.account_id == target.account_id,
+            Injection.session_id == session_id,
+            Injection.surface == handed.surface.value,
+            Injection.set_sha256 == handed.set_sha256,
+        )
+    ).first()
+    return found is not None
+
+
+def record_row(
+    conn: Connection,
+    target: Target,
+    handed: Handed,
+    *,
+    person_id: int | None,
+    recording: Recording,
+    now: int,
+) -> None:
+    conn.execute(
+        delete(Injection).where(
+            Injection.account_id == target.account_id, Injection.expires_ms <= now
+        )
+    )
+    conn.execute(
+        insert(Injection).values(
+            account_id=target.account_id,
+            repository_id=target.repository_id,
+            person_id=person_id,
+            session_id=handed.session_id,
+            surface=handed.surface.value,
+            set_sha256=handed.set_sha256,
+            entries=json.dumps([list(e) for e in handed.entries]),
+            chars=handed.chars,
+            at_ms=now,
+            expires_ms=now + INCOGNITO_TTL_MS if recording is Recording.INCOGNITO else None,
+        )
+    )
+
+
+def publish(store_dir: Path, target: Target, handed: Handed, *, now: int) -> None:
+    """Append the injections.jsonl line and log the injection line (SPEC §7)."""
+    path = injections_path(store_dir, target.account_login, target.repository)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = {
+        "at_ms": now,
+        "session_id": handed.session_id,
+        "surface": handed.surface.value,
+        "set_sha256": handed.set_sha256,
+        "entries": [list(e) for e in handed.entries],
+        "chars": handed.chars,
+    }
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, sort_keys=True) + "\n")
+    log.info(
+        INJECTION_LOG,
+        handed.session_id,
+        handed.surface.value,
+        len(handed.entries),
+        handed.set_sha256[:12],
+        handed.chars,
+        extra={
+            "session": handed.session_id,
+            "surface": handed.surface.value,
+            "repo": target.repository,
+            "set_sha256": handed.set_sha256,
+        },
+    )

@@ -1,0 +1,439 @@
+"""The four surfaces (review, recall, brief, context): what is handed, within budgets, with receipts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, select
+
+from continual.injections import (
+    Handed,
+    HandedLesson,
+    Target,
+    already_recorded,
+    injections_path,
+    publish,
+    record_row,
+    seen_in_session,
+    target_named,
+    target_of,
+)
+from continual.packing import BYTES_PER_TOKEN, Packed, pack
+from continual.persons import Preference, Recording
+from continual.recall import Snapshot, build_snapshot
+from continual.recall_index import Card
+from continual.schema_reviews import MemoryItemRow
+from continual.values import Surface
+
+__all__ = [
+    "Handed",
+    "HandedLesson",
+    "Target",
+    "hand_brief",
+    "hand_context",
+    "hand_recall",
+    "hand_review_lessons",
+    "injections_path",
+    "preview_recall",
+    "render_lesson",
+    "standing_pack",
+    "target_named",
+    "target_of",
+]
+
+REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer or proven):"
+BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer or proven):"
+RECALL_HEADER = "Hindsight lessons for {repo}:"
+CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
+MEMORY_HEADER = "Recalled from earlier sessions:"
+MEMORY_LINE = "- {text} (session {session}, seat {seat}, commit {commit})"
+LESSON_LINE = "- {text} (lesson {id} r{revision})"
+OMITTED_MEMORY = "{n} more omitted"
+PUSH_MAX_TOKENS = 8_000  # a brief or a context push, framing included (SPEC §7)
+REVIEW_LESSON_CAP = 20
+SURFACING_LESSONS = 1  # the brief volunteers lessons from this level on
+SURFACING_MEMORY = 2  # … and recalled memory
+SURFACING_CONTEXT = 3  # context pushes from this level on
+SHORT_SHA = 7
+
+
+def render_lesson(card: Card) -> str:
+    return LESSON_LINE.format(text=card.text, id=card.id, revision=card.revision)
+
+
+@contextmanager
+def _transaction(conn_or_engine: Connection | Engine) -> Iterator[Connection]:
+    if isinstance(conn_or_engine, Engine):
+        with conn_or_engine.begin() as conn:
+            yield conn
+    else:
+        yield conn_or_engine
+
+
+def _handed(surface: Surface, session_id: str, packed: Packed, text: str | None = None) -> Handed:
+    final = packed.text if text is None else text
+    return Handed(
+        surface=surface,
+        session_id=session_id,
+        text=final,
+        lessons=tuple(HandedLesson(c.id, c.key, c.text) for c in packed.cards),
+        set_sha256=hashlib.sha256(final.encode("utf-8")).hexdigest(),
+        entries=packed.entries,
+        omitted=packed.omitted,
+        chars=len(final),
+        recorded=False,
+    )
+
+
+Compose = Callable[[Connection, Target, Snapshot, set[tuple[str, int]]], Handed]
+Locate = Callable[[Connection], Target]
+
+
+def _deliver(
+    conn_or_engine: Connection | Engine,
+    store_dir: Path,
+    locate: Locate,
+    compose: Compose,
+    *,
+    session_id: str,
+    surface: Surface,
+    recording: Recording,
+    person_id: int | None,
+    now: int,
+    dedupe_surfaces: Iterable[Surface] | None = None,
+) -> Handed:
+    """Snapshot, compose within the session's dedupe and record the row, in one transaction;
+    then (after commit, with an Engine) the injections.jsonl line and the log line."""
+    with _transaction(conn_or_engine) as conn:
+        target = locate(conn)
+        snapshot = build_snapshot(conn, target.account_id, now=now)
+        seen: set[tuple[str, int]] = set()
+        if recording is not Recording.OFF:
+            seen = seen_in_session(
+                conn, target.account_id, session_id, now=now, surfaces=dedupe_surfaces
+            )
+        handed = compose(conn, target, snapshot, seen)
+        if not handed.text or recording is Recording.OFF:
+            return handed
+        if already_recorded(conn, target, session_id, handed):
+            return _with_recorded(handed)
+        record_row(conn, target, handed, person_id=person_id, recording=recording, now=now)
+    handed = _with_recorded(handed)
+    if recording is Recording.FULL:
+        publish(store_dir, target, handed, now=now)
+    return handed
+
+
+def _with_recorded(handed: Handed) -> Handed:
+    return Handed(
+        handed.surface,
+        handed.session_id,
+        handed.text,
+        handed.lessons,
+        handed.set_sha256,
+        handed.entries,
+        handed.omitted,
+        handed.chars,
+        True,
+    )
+
+
+def _query_hand(
+    snapshot: Snapshot,
+    target: Target,
+    seen: set[tuple[str, int]],
+    *,
+    surface: Surface,
+    session_id: str,
+    header: str,
+    paths: Iterable[str],
+    identifiers: Iterable[str],
+    words: Iterable[str],
+    cap: int,
+    max_tokens: int | None,
+    max_chars: int | None = None,
+) -> Handed:
+    found = snapshot.index.search(
+        paths=paths,
+        identifiers=identifiers,
+        words=words,
+        repository=target.repository,
+        limit=cap,
+        seen=seen,
+    )
+    packed = pack(
+        found.hits,
+        cap=cap,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        render=render_lesson,
+        header=header,
+        seen=seen,
+        total=found.total,
+    )
+    return _handed(surface, session_id, packed)
+
+
+def hand_review_lessons(
+    conn_or_engine: Connection | Engine,
+    store_dir: Path,
+    *,
+    account_id: int,
+    repository_id: int,
+    session_id: str,
+    paths: Sequence[str],
+    identifiers: Sequence[str] = (),
+    words: Sequence[str] = (),
+    cap: int = REVIEW_LESSON_CAP,
+    now: int,
+    max_chars: int | None = None,
+) -> Handed:
+    """The review surface: the lessons for a review's changed paths and identifiers.
+
+    ``session_id`` is the review id. Lessons are ranked by the recall index (score, then id),
+    at most ``cap`` complete cards (and ``max_chars`` of text when given) are handed, and the text
+    ends with ``N more omitted`` when some were left out. Handing the same review the same set
+    again (a retried job) returns it again and records it once. A non-empty set is recorded: an
+    injections row, the ``injections.jsonl`` line and the log line. With an Engine everything
+    runs in one transaction and the file is written after commit; with a Connection the caller
+    owns the transaction (it must be able to write). Raises LookupError for a repository that is
+    not the account's.
+    """
+
+    def locate(conn: Connection) -> Target:
+        target = target_of(conn, account_id, repository_id)
+        if target is None:
+            raise LookupError(f"repository {repository_id} is not in account {account_id}")
+        return target
+
+    def compose(
+        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+    ) -> Handed:
+        return _query_hand(
+            snapshot,
+            target,
+            seen,
+            surface=Surface.REVIEW,
+            session_id=session_id,
+            header=REVIEW_HEADER.format(repo=target.repository),
+            paths=paths,
+            identifiers=identifiers,
+            words=words,
+            cap=cap,
+            max_tokens=None,
+            max_chars=max_chars,
+        )
+
+    # Other surfaces' hands do not count: a review's lessons sit in its shared header, and a
+    # retried review is handed the same set again (recorded once).
+    return _deliver(
+        conn_or_engine,
+        store_dir,
+        locate,
+        compose,
+        session_id=session_id,
+        surface=Surface.REVIEW,
+        recording=Recording.FULL,
+        person_id=None,
+        now=now,
+        dedupe_surfaces=(),
+    )
+
+
+def _memory_block(conn: Connection, target: Target, *, now: int, max_bytes: int) -> str:
+    """Recalled session memory of the repository, as cited facts, within ``max_bytes``."""
+    rows = conn.execute(
+        select(MemoryItemRow)
+        .where(
+            MemoryItemRow.account_id == target.account_id,
+            MemoryItemRow.repository_id == target.repository_id,
+            MemoryItemRow.expires_ms > now,
+        )
+        .order_by(MemoryItemRow.created_ms.desc(), MemoryItemRow.id)
+    ).all()
+    if not rows:
+        return ""
+    lines = [
+        MEMORY_LINE.format(
+            text=" ".join(r.text.split()),
+            session=r.review_id,
+            seat=r.seat,
+            commit=r.commit[:SHORT_SHA],
+        )
+        for r in rows
+    ]
+    taken: list[str] = []
+    size = len(MEMORY_HEADER.encode("utf-8"))
+    for n, line in enumerate(lines):
+        rest = len(lines) - n - 1
+        tail = len(OMITTED_MEMORY.format(n=rest)) + 1 if rest else 0
+        grown = size + 1 + len(line.encode("utf-8"))
+        if grown + tail > max_bytes:
+            break
+        taken.append(line)
+        size = grown
+    omitted = len(lines) - len(taken)
+    if not taken and size + 1 + len(OMITTED_MEMORY.format(n=omitted)) > max_bytes:
+        return ""
+    parts = [MEMORY_HEADER, *taken]
+    if omitted:
+        parts.append(OMITTED_MEMORY.format(n=omitted))
+    return "\n".join(parts)
+
+
+def _nothing(surface: Surface, session_id: str) -> Handed:
+    empty = hashlib.sha256(b"").hexdigest()
+    return Handed(surface, session_id, "", (), empty, (), 0, 0, False)
+
+
+def hand_brief(
+    engine: Engine,
+    store_dir: Path,
+    target: Target,
+    *,
+    session_id: str,
+    preference: Preference,
+    person_id: int | None,
+    now: int,
+) -> Handed:
+    """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1)
+    and recalled memory (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
+    if preference.surfacing < SURFACING_LESSONS:
+        return _nothing(Surface.BRIEF, session_id)
+
+    def compose(
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+    ) -> Handed:
+        packed = pack(
+            snapshot.standing(target.repository),
+            cap=preference.lesson_cap,
+            max_tokens=PUSH_MAX_TOKENS,
+            render=render_lesson,
+            header=BRIEF_HEADER.format(repo=target.repository),
+            seen=seen,
+        )
+        text = packed.text
+        if preference.surfacing >= SURFACING_MEMORY:
+            room = PUSH_MAX_TOKENS * BYTES_PER_TOKEN - len(text.encode("utf-8")) - 2
+            memory = _memory_block(conn, target, now=now, max_bytes=room)
+            text = "\n\n".join(part for part in (text, memory) if part)
+        return _handed(Surface.BRIEF, session_id, packed, text)
+
+    return _deliver(
+        engine,
+        store_dir,
+        lambda _conn: target,
+        compose,
+        session_id=session_id,
+        surface=Surface.BRIEF,
+        recording=preference.recording,
+        person_id=person_id,
+        now=now,
+    )
+
+
+def hand_context(
+    engine: Engine,
+    store_dir: Path,
+    target: Target,
+    *,
+    session_id: str,
+    paths: Sequence[str],
+    identifiers: Sequence[str] = (),
+    words: Sequence[str] = (),
+    preference: Preference,
+    person_id: int | None,
+    now: int,
+) -> Handed:
+    """A context push for one agent tool call (surfacing 3): the lessons its paths and names
+    retrieve that the session does not hold yet."""
+    if preference.surfacing < SURFACING_CONTEXT:
+        return _nothing(Surface.CONTEXT, session_id)
+
+    def compose(
+        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+    ) -> Handed:
+        return _query_hand(
+            snapshot,
+            target,
+            seen,
+            surface=Surface.CONTEXT,
+            session_id=session_id,
+            header=CONTEXT_HEADER.format(repo=target.repository),
+            paths=paths,
+            identifiers=identifiers,
+            words=words,
+            cap=preference.lesson_cap,
+            max_tokens=PUSH_MAX_TOKENS,
+        )
+
+    return _deliver(
+        engine,
+        store_dir,
+        lambda _conn: target,
+        compose,
+        session_id=session_id,
+        surface=Surface.CONTEXT,
+        recording=preference.recording,
+        person_id=person_id,
+        now=now,
+    )
+
+
+def standing_pack(
+    snapshot: Snapshot, target: Target, *, cap: int, seen: set[tuple[str, int]]
+) -> Packed:
+    """What the next session in the repository is handed, in brief order, within the budgets."""
+    return pack(
+        snapshot.standing(target.repository),
+        cap=cap,
+        max_tokens=PUSH_MAX_TOKENS,
+        render=render_lesson,
+        header=RECALL_HEADER.format(repo=target.repository),
+        seen=seen,
+    )
+
+
+def preview_recall(
+    conn: Connection, target: Target, *, preference: Preference, now: int
+) -> tuple[Handed, Snapshot]:
+    """What the next session in the repository would be handed; nothing is recorded."""
+    snapshot = build_snapshot(conn, target.account_id, now=now)
+    packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=set())
+    return _handed(Surface.RECALL, "", packed), snapshot
+
+
+def hand_recall(
+    engine: Engine,
+    store_dir: Path,
+    target: Target,
+    *,
+    session_id: str,
+    preference: Preference,
+    person_id: int | None,
+    now: int,
+) -> Handed:
+    """The recall surface: an explicit ask for the repository's lessons within a session.
+
+    Surfacing does not apply (explicit queries always answer); the cap and dedupe do."""
+
+    def compose(
+        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+    ) -> Handed:
+        packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen)
+        return _handed(Surface.RECALL, session_id, packed)
+
+    return _deliver(
+        engine,
+        store_dir,
+        lambda _conn: target,
+        compose,
+        session_id=session_id,
+        surface=Surface.RECALL,
+        recording=preference.recording,
+        person_id=person_id,
+        now=now,
+    )

@@ -1,0 +1,214 @@
+"""`/v1/recall…`, `/v1/brief`, `/v1/context`: reading lessons, handing them, and editing them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from continual import persons, store
+from continual.persons import Caller, Preference
+from continual.recall import Lesson, load_lessons
+from continual.surfaces import (
+    Handed,
+    Target,
+    hand_brief,
+    hand_context,
+    hand_recall,
+    preview_recall,
+)
+from ghapp.api.auth import (
+    ApiError,
+    authenticated,
+    deps_of,
+    invalid,
+    json_body,
+    not_found,
+    run,
+    session_param,
+    target_param,
+)
+from ghapp.api.shapes import active_json, handed_json, lesson_json
+from ghapp.db import reading
+
+MAX_QUERY_VALUES = 64
+
+
+def _preference(request: Request, caller: Caller) -> Preference:
+    with reading(deps_of(request).engine) as conn:
+        return persons.get_preference(conn, caller.person_id)
+
+
+def _lessons(request: Request, caller: Caller) -> list[Lesson]:
+    deps = deps_of(request)
+    with reading(deps.engine) as conn:
+        return load_lessons(conn, caller.account_id, now=deps.clock())
+
+
+@authenticated
+async def list_lessons(request: Request, caller: Caller) -> Response:
+    lessons = await run(_lessons, request, caller)
+    return JSONResponse({"lessons": [lesson_json(x) for x in lessons]})
+
+
+@authenticated
+async def active(request: Request, caller: Caller) -> Response:
+    target = await target_param(request, caller)
+    session = session_param(request, required=False)
+    deps = deps_of(request)
+    card = await run(_preference, request, caller)
+    now = deps.clock()
+
+    def work() -> tuple[Handed, list[Lesson]]:
+        if session is None:
+            with reading(deps.engine) as conn:
+                handed, snapshot = preview_recall(conn, target, preference=card, now=now)
+            return handed, list(snapshot.lessons)
+        handed = hand_recall(
+            deps.engine,
+            deps.settings.store_dir,
+            target,
+            session_id=session,
+            preference=card,
+            person_id=caller.person_id,
+            now=now,
+        )
+        return handed, _lessons(request, caller)
+
+    handed, lessons = await run(work)
+    return JSONResponse(active_json(target, handed, {x.id: x for x in lessons}))
+
+
+@authenticated
+async def brief(request: Request, caller: Caller) -> Response:
+    target = await target_param(request, caller)
+    session = session_param(request)
+    assert session is not None
+    deps = deps_of(request)
+    card = await run(_preference, request, caller)
+    handed = await run(
+        hand_brief,
+        deps.engine,
+        deps.settings.store_dir,
+        target,
+        session_id=session,
+        preference=card,
+        person_id=caller.person_id,
+        now=deps.clock(),
+    )
+    return JSONResponse(handed_json(target, handed))
+
+
+def _values(request: Request, name: str) -> list[str]:
+    values = [v for v in request.query_params.getlist(name) if v.strip()]
+    if len(values) > MAX_QUERY_VALUES:
+        raise invalid(name, f"at most {MAX_QUERY_VALUES} values")
+    return values
+
+
+@authenticated
+async def context(request: Request, caller: Caller) -> Response:
+    target: Target = await target_param(request, caller)
+    session = session_param(request)
+    assert session is not None
+    paths, names = _values(request, "path"), _values(request, "identifier")
+    words = _values(request, "word")
+    if not (paths or names or words):
+        raise invalid("path", "give at least one path, identifier or word the tool call touches")
+    deps = deps_of(request)
+    card = await run(_preference, request, caller)
+    handed = await run(
+        hand_context,
+        deps.engine,
+        deps.settings.store_dir,
+        target,
+        session_id=session,
+        paths=paths,
+        identifiers=names,
+        words=words,
+        preference=card,
+        person_id=caller.person_id,
+        now=deps.clock(),
+    )
+    return JSONResponse(handed_json(target, handed))
+
+
+def _own_entry(conn: Any, caller: Caller, entry_id: str) -> Any:
+    row = store.entry(conn, entry_id)
+    if row is None or row.account_id != caller.account_id or row.deleted_ms is not None:
+        raise not_found(f"lesson {entry_id}")
+    return row
+
+
+def _revision(body: dict[str, Any]) -> int:
+    value = body.get("expected_revision")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise invalid("expected_revision", "is required: the revision you read (an integer ≥ 1)")
+    return value
+
+
+@authenticated
+async def edit(request: Request, caller: Caller) -> Response:
+    entry_id = request.path_params["entry_id"]
+    body = await json_body(request)
+    if not isinstance(body, dict):
+        raise invalid("body", "must be a JSON object with demote and expected_revision")
+    demote = body.get("demote")
+    if not isinstance(demote, bool):
+        raise invalid("demote", "is required: true to demote, false to restore")
+    for name in body:
+        if name not in {"demote", "expected_revision"}:
+            raise invalid(str(name), "is not a field of this call (demote, expected_revision)")
+    expected = _revision(body)
+    deps = deps_of(request)
+    now = deps.clock()
+
+    def work() -> None:
+        with deps.engine.begin() as conn:
+            _own_entry(conn, caller, entry_id)
+            store.person_edit(
+                conn, entry_id, expected=expected, demote=demote, actor=caller.login, now=now
+            )
+
+    await _guarded(work, entry_id)
+    lessons = await run(_lessons, request, caller)
+    found = next((x for x in lessons if x.id == entry_id), None)
+    if found is None:
+        raise not_found(f"lesson {entry_id}")
+    return JSONResponse(lesson_json(found))
+
+
+async def _guarded(work: Any, entry_id: str) -> None:
+    try:
+        await run(work)
+    except store.RevisionConflict as exc:
+        raise ApiError(
+            409,
+            "conflict",
+            f"lesson {entry_id} is no longer at revision {exc.expected}: "
+            "read it again and retry with its current revision",
+        ) from None
+    except store.EntryGone:
+        raise not_found(f"lesson {entry_id}") from None
+
+
+@authenticated
+async def remove(request: Request, caller: Caller) -> Response:
+    entry_id = request.path_params["entry_id"]
+    raw = request.query_params.get("expected_revision")
+    expected: int | None = None
+    if raw is not None:
+        if not raw.isdigit() or int(raw) < 1:
+            raise invalid("expected_revision", "must be an integer ≥ 1")
+        expected = int(raw)
+    deps = deps_of(request)
+    now = deps.clock()
+
+    def work() -> None:
+        with deps.engine.begin() as conn:
+            _own_entry(conn, caller, entry_id)
+            store.tombstone(conn, entry_id, expected=expected, now=now)
+
+    await _guarded(work, entry_id)
+    return Response(status_code=204)

@@ -1,0 +1,87 @@
+"""The JSON shapes of the `/v1` answers, built from the domain's plain values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from continual.persons import Caller, Preference
+from continual.recall import Lesson, SourceReceipt
+from continual.surfaces import Handed, Target
+from ghapp.api.auth import iso
+
+
+def receipt_json(receipt: SourceReceipt) -> dict[str, Any]:
+    return {
+        "decision": receipt.decision,
+        "reason": receipt.reason,
+        "source": receipt.source,
+        "rule": receipt.rule,
+        "span": receipt.span,
+        "seat": receipt.seat,
+        "lab": receipt.lab,
+        "pr": receipt.pr,
+        "suggestion": receipt.suggestion,
+        "review": receipt.review,
+        "set_sha256": receipt.set_sha256,
+        "actor": receipt.actor,
+        "at": iso(receipt.at_ms),
+        "superseded": receipt.superseded,
+    }
+
+
+def lesson_json(lesson: Lesson) -> dict[str, Any]:
+    return {
+        "id": lesson.id,
+        "key": lesson.key,
+        "repository": lesson.repository,
+        "scope": lesson.scope.value,
+        "lens": lesson.lens,
+        "title": lesson.title,
+        "text": lesson.text,
+        "state": lesson.state.value,
+        "revision": lesson.revision,
+        "sources": [receipt_json(r) for r in lesson.sources],
+        "confirmations": lesson.confirmations,
+        "last_confirmed_at": iso(lesson.last_confirmed_ms),
+        "expires_at": iso(lesson.expires_ms),
+    }
+
+
+def handed_json(target: Target, handed: Handed) -> dict[str, Any]:
+    return {"repository": target.repository, **handed.as_json()}
+
+
+def active_json(target: Target, handed: Handed, lessons: dict[str, Lesson]) -> dict[str, Any]:
+    """What the next session is handed: the lessons in recall order, with the text's receipt."""
+    cards = []
+    for entry_id, revision in handed.entries:
+        lesson = lessons.get(entry_id)
+        if lesson is None:
+            continue
+        cards.append(
+            {
+                "id": lesson.id,
+                "key": lesson.key,
+                "revision": revision,
+                "repository": lesson.repository,
+                "scope": lesson.scope.value,
+                "lens": lesson.lens,
+                "title": lesson.title,
+                "text": lesson.text,
+                "confirmations": lesson.confirmations,
+            }
+        )
+    return {
+        "repository": target.repository,
+        "session": handed.session_id or None,
+        "lessons": cards,
+        "text": handed.text,
+        "set_sha256": handed.set_sha256,
+        "chars": handed.chars,
+        "omitted": handed.omitted,
+        "recorded": handed.recorded,
+    }
+
+
+def preference_json(caller: Caller, card: Preference) -> dict[str, Any]:
+    return {"person": caller.login, **card.as_json()}

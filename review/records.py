@@ -1,0 +1,287 @@
+"""The review's rows: the idempotency record per head, its calls, suggestions and agreements."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from continual import store
+from continual.decide import ThreadDecision
+from continual.schema import Suggestion
+from continual.schema_reviews import (
+    Agreement,
+    CallRecordRow,
+    CallStatus,
+    MemoryHit,
+    MemoryItemRow,
+    ReviewRecord,
+    ReviewState,
+)
+from continual.values import Decision, Source
+from review.compose import Draft
+from review.memory import Hit, MemoryItem
+from review.orchestrate import PostedFinding, ReviewRun
+from review.persist import save_hits, save_items
+
+PROOF_ACTOR = "hindsight-proof"
+PROOF_RULE = "proof"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The pull-request head one review is about, in the store's terms."""
+
+    account_id: int
+    repository_id: int
+    repository: str
+    pr: int
+    head_sha: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The idempotency record as found: a fresh run, a draft to (re)post, or nothing to do."""
+
+    review_id: str
+    state: ReviewState
+    draft: Draft | None = None
+    github_review_id: int | None = None
+
+
+def claim_review(engine: Engine, target: Target, *, now: int) -> Claim:
+    """Create or read the one review row of this head.
+
+    A row left ``running`` by an interrupted attempt is reset (its calls, suggestions and memory
+    deleted; nothing of it was posted) and run again under the same id.
+    """
+    review_id = store.new_id("r")
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                insert(ReviewRecord).values(
+                    id=review_id,
+                    account_id=target.account_id,
+                    repository_id=target.repository_id,
+                    pr=target.pr,
+                    head_sha=target.head_sha,
+                    state=ReviewState.RUNNING.value,
+                    created_ms=now,
+                )
+            )
+        return Claim(review_id, ReviewState.RUNNING)
+    except IntegrityError:
+        pass
+    with engine.begin() as conn:
+        row = conn.execute(
+            select(ReviewRecord).where(
+                ReviewRecord.repository_id == target.repository_id,
+                ReviewRecord.pr == target.pr,
+                ReviewRecord.head_sha == target.head_sha,
+            )
+        ).one()
+        state = ReviewState(row.state)
+        if state is ReviewState.RUNNING:
+            _reset(conn, row.id)
+        draft = Draft.from_json(row.draft) if row.draft else None
+        return Claim(row.id, state, draft, row.github_review_id)
+
+
+def _reset(conn: Connection, review_id: str) -> None:
+    conn.execute(delete(CallRecordRow).where(CallRecordRow.review_id == review_id))
+    conn.execute(delete(Agreement).where(Agreement.review_id == review_id))
+    conn.execute(delete(Suggestion).where(Suggestion.review_id == review_id))
+    conn.execute(delete(MemoryItemRow).where(MemoryItemRow.review_id == review_id))
+    conn.execute(delete(MemoryHit).where(MemoryHit.review_id == review_id))
+
+
+def new_suggestion_ids(findings: Sequence[PostedFinding]) -> list[tuple[str, PostedFinding]]:
+    return [(store.new_id("s"), item) for item in findings]
+
+
+def save_run(
+    engine: Engine,
+    target: Target,
+    *,
+    run: ReviewRun,
+    suggestions: Sequence[tuple[str, PostedFinding]],
+    draft: Draft | None,
+    lessons_sha256: str,
+    lessons: int,
+    learned: Sequence[MemoryItem],
+    hits: Sequence[Hit],
+    now: int,
+) -> None:
+    """Store everything the run produced in one transaction and move the row to posting/empty."""
+    with engine.begin() as conn:
+        _save_calls(conn, target.account_id, run, now)
+        for suggestion_id, item in suggestions:
+            store.record_suggestion(
+                conn, _suggestion(target, run, suggestion_id, item, lessons_sha256), now=now
+            )
+            _save_agreements(conn, target.account_id, run.review_id, suggestion_id, item, now)
+        save_items(
+            conn,
+            account_id=target.account_id,
+            repository_id=target.repository_id,
+            items=learned,
+            now_ms=now,
+        )
+        save_hits(
+            conn,
+            account_id=target.account_id,
+            repository_id=target.repository_id,
+            review_id=run.review_id,
+            hits=hits,
+            now_ms=now,
+        )
+        state = ReviewState.POSTING if draft is not None else ReviewState.EMPTY
+        conn.execute(
+            update(ReviewRecord)
+            .where(ReviewRecord.id == run.review_id)
+            .values(
+                state=state.value,
+                set_sha256=lessons_sha256,
+                lessons=lessons,
+                shards=run.shards,
+                calls_ok=run.count(CallStatus.OK),
+                calls_failed=run.count(CallStatus.FAILED),
+                calls_skipped=run.count(CallStatus.SKIPPED),
+                suggestions=len(suggestions),
+                draft=draft.to_json() if draft is not None else None,
+                finished_ms=now if draft is None else None,
+            )
+        )
+
+
+def _suggestion(
+    target: Target, run: ReviewRun, suggestion_id: str, item: PostedFinding, lessons_sha256: str
+) -> store.NewSuggestion:
+    finding = item.finding
+    return store.NewSuggestion(
+        id=suggestion_id,
+        account_id=target.account_id,
+        repository_id=target.repository_id,
+        pr=target.pr,
+        head_sha=target.head_sha,
+        path=finding.path,
+        line=finding.line,
+        seat=item.seat,
+        lab=item.lab,
+        lens=item.lens,
+        title=finding.title,
+        entry_key=item.key,
+        body=finding.body,
+        lesson=finding.lesson or "",
+        replacement=finding.suggestion,
+        set_sha256=lessons_sha256,
+        review_id=run.review_id,
+        proven=item.proven,
+    )
+
+
+def _save_calls(conn: Connection, account_id: int, run: ReviewRun, now: int) -> None:
+    if not run.calls:
+        return
+    conn.execute(
+        insert(CallRecordRow),
+        [
+            {
+                "account_id": account_id,
+                "review_id": run.review_id,
+                "call_id": call.call_id,
+                "seat": call.seat,
+                "lab": call.lab,
+                "lens": call.lens,
+                "shard": call.shard,
+                "status": call.status.value,
+                "reason": call.reason,
+                "message": call.message,
+                "duration_ms": call.duration_ms,
+                "set_sha256": call.set_sha256,
+                "findings": call.findings,
+                "dropped": call.dropped,
+                "memory_omitted": call.memory_omitted,
+                "cross_omitted": call.cross_omitted,
+                "prompt_chars": call.prompt_chars,
+                "created_ms": now,
+            }
+            for call in run.calls
+        ],
+    )
+
+
+def _save_agreements(
+    conn: Connection,
+    account_id: int,
+    review_id: str,
+    suggestion_id: str,
+    item: PostedFinding,
+    now: int,
+) -> None:
+    for agreeing in item.agreements:
+        conn.execute(
+            insert(Agreement).values(
+                account_id=account_id,
+                review_id=review_id,
+                suggestion_id=suggestion_id,
+                seat=agreeing.seat,
+                lab=agreeing.lab,
+                lens=agreeing.lens,
+                created_ms=now,
+            )
+        )
+
+
+def mark_posted(engine: Engine, review_id: str, github_review_id: int, *, now: int) -> None:
+    """Record the posted review's GitHub id: from now on the head counts as reviewed."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(ReviewRecord)
+            .where(ReviewRecord.id == review_id)
+            .values(
+                state=ReviewState.POSTED.value, github_review_id=github_review_id, finished_ms=now
+            )
+        )
+
+
+def set_comment_ids(engine: Engine, pairs: Iterable[tuple[str, int]]) -> int:
+    """Tie each suggestion to the GitHub comment that carries its marker."""
+    count = 0
+    with engine.begin() as conn:
+        for suggestion_id, comment_id in pairs:
+            store.set_comment_id(conn, suggestion_id, comment_id)
+            count += 1
+    return count
+
+
+def proven_decisions(engine: Engine, review_id: str, *, now: int) -> list[ThreadDecision]:
+    """An accepted decision (source ``proven``) for every proven suggestion of the review."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Suggestion.id).where(
+                Suggestion.review_id == review_id, Suggestion.proven.is_(True)
+            )
+        ).scalars()
+        ids = list(rows)
+    at = datetime.fromtimestamp(now / 1000, UTC)
+    return [
+        ThreadDecision(
+            suggestion_id=suggestion_id,
+            decision=Decision.ACCEPTED,
+            reason=None,
+            source=Source.PROVEN,
+            rule=PROOF_RULE,
+            span="the test failed on the head commit and passed with the fix",
+            actor=PROOF_ACTOR,
+            at=at,
+            reply_id=None,
+        )
+        for suggestion_id in ids
+    ]
