@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy import Engine
 
+from ghapp.cli_people import add_commands as add_people_commands
 from ghapp.cli_review import add_commands as add_review_commands
 from ghapp.db import NotMigrated, ensure_ready, make_engine, migrate
 from ghapp.jobs import JobQueue, now_ms
@@ -232,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     entry.set_defaults(run=cmd_entry)
 
     add_review_commands(sub)
+    add_people_commands(sub)
 
     purge = sub.add_parser("purge", help="delete everything stored for an account")
     purge.add_argument("--account", required=True, help="the account's login")
