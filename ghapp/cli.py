@@ -187,9 +187,33 @@ def cmd_entry(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    import logging
+    import tempfile
+
+    from ghapp.demo import run_demo
+
+    logging.getLogger().setLevel(logging.INFO if args.verbose else logging.WARNING)
+    if args.dir:
+        workdir = Path(args.dir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        if any(workdir.iterdir()):
+            print(f"hindsight demo: {workdir} is not empty; give an empty or new folder")
+            return 2
+        return run_demo(workdir, keep=args.keep)
+    with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as tmp:
+        return run_demo(Path(tmp), keep=args.keep)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hindsight", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="run the whole loop on a local GitHub simulator")
+    demo.add_argument("--dir", help="keep the demo's database and files here (default: a temp dir)")
+    demo.add_argument("--keep", action="store_true", help="leave it running to explore /v1")
+    demo.add_argument("--verbose", action="store_true", help="show the app's logs")
+    demo.set_defaults(run=cmd_demo)
 
     serve = sub.add_parser("serve", help="run the web app with an in-process worker")
     serve.add_argument("--no-worker", action="store_true", help="web only (for replicas)")

@@ -81,7 +81,7 @@ def _rate(rate: Rate) -> str:
     return f"{value} ({rate.accepted} accepted, {rate.dismissed} dismissed, {rate.pending} pending)"
 
 
-def _print_ledger(item: RepositoryLedger) -> None:
+def print_ledger(item: RepositoryLedger) -> None:
     print(f"{item.repository}")
     print(f"  reviews: {item.reviews} ({item.posted} posted)")
     print(f"  calls: {item.calls_ok} ok, {item.calls_failed} failed, {item.calls_skipped} skipped")
@@ -116,7 +116,7 @@ def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
         print("no reviews yet")
         return 0
     for item in ledgers:
-        _print_ledger(item)
+        print_ledger(item)
     return 0
 
 

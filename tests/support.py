@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -12,27 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 
+from ghapp.loopback import serve_in_thread
 from ghapp.signature import sign
 
 
 @contextmanager
 def serve(app: Any) -> Iterator[str]:
     """Serve `app` with uvicorn on 127.0.0.1 (ephemeral port) in a thread; yield its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="on", log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_for(lambda: server.started or not thread.is_alive(), what="server start")
-    if not server.started:
-        raise RuntimeError("the test server did not start")
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serve_in_thread(app) as url:
+        yield url
 
 
 def wait_for(predicate: Callable[[], object], *, timeout: float = 20.0, what: str = "it") -> None:

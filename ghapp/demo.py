@@ -1,0 +1,312 @@
+"""`hindsight demo`: the whole loop for real on loopback — review, replies, write-back, lessons."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+
+from continual.persons import create_token
+from continual.recall import load_lessons
+from continual.schema import Receipt, Repository, Suggestion
+from continual.schema_people import Injection
+from continual.schema_reviews import ReviewRecord
+from continual.values import EntryState
+from ghapp.app import build_deps, create_app
+from ghapp.cli_review import print_ledger
+from ghapp.db import make_engine, reading
+from ghapp.jobs import now_ms
+from ghapp.loopback import serve_in_thread
+from ghapp.models import Job, JobState
+from ghapp.settings import Settings
+from ghapp.simulator import GitHubSimulator, generate_app_key
+from review.ledger import review_ledger
+
+APP_ID = 90210
+ORG = "demo-org"
+REPO = f"{ORG}/payments"
+PATH = "src/payments/charge.py"
+MAINTAINER = "olivia"
+STEPS = 9
+SETTLE_TIMEOUT_S = 45.0
+
+FIRST_PATCH = """@@ -1,3 +1,11 @@
+ import json
+
+ def charge(request):
++    try:
++        amount = eval(request["amount"])
++    except:
++        amount = 0
++    log = open("charges.log", "a")
++    log.write(json.dumps({"amount": amount}))
++    # TODO: retry on timeout
++    return amount"""
+
+SECOND_PATCH = """@@ -1,3 +1,7 @@
+ import json
+
+ def charge(request):
++    try:
++        return refund(request)
++    except:
++        return None"""
+
+CONFIG = """# Two reviewers from two labs, both the bundled demo seat.
+[[seats]]
+name = "sentinel"
+lab = "demo-labs"
+kind = "command"
+command = {command}
+timeout_s = 60
+
+[[seats]]
+name = "auditor"
+lab = "second-labs"
+kind = "command"
+command = {command}
+timeout_s = 60
+
+[review]
+parallel_calls = 4
+"""
+
+
+class DemoFailed(Exception):
+    """A step did not really happen; the message says which and what the store holds."""
+
+
+@dataclass
+class Demo:
+    sim: GitHubSimulator
+    engine: Engine
+    settings: Settings
+    url: str
+    echo: Callable[[str], None]
+
+    def settle(self) -> None:
+        """Wait until the worker has run every job that is due."""
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        unsettled = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.WAITING.value)
+        while True:
+            with reading(self.engine) as conn:
+                due = conn.execute(
+                    select(func.count())
+                    .select_from(Job)
+                    .where(Job.state.in_(unsettled), Job.run_after_ms <= now_ms())
+                ).scalar_one()
+            if not due:
+                return
+            if time.monotonic() > deadline:
+                raise DemoFailed(f"{due} job(s) still pending after {SETTLE_TIMEOUT_S:.0f} s")
+            time.sleep(0.05)
+
+    def scalar(self, statement: Any) -> Any:
+        with reading(self.engine) as conn:
+            return conn.execute(statement).scalar_one()
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise DemoFailed(message)
+
+
+def step(demo_echo: Callable[[str], None], number: int, text: str) -> None:
+    demo_echo(f"[{number}/{STEPS}] {text}")
+
+
+def review_step(demo: Demo, number: int) -> list[dict[str, Any]]:
+    """Wait for the review of PR `number`; answer its comments (checked on GitHub and the store)."""
+    demo.settle()
+    reviews = [r for r in demo.sim.reviews(REPO, number, include_implicit=False)]
+    check(len(reviews) == 1, f"PR #{number} has {len(reviews)} reviews by the app, expected 1")
+    comments = [
+        c
+        for c in demo.sim.review_comments(REPO, number)
+        if c["user"]["login"] == demo.sim.bot_login and "hindsight:suggestion" in c["body"]
+    ]
+    stored = demo.scalar(
+        select(func.count()).select_from(Suggestion).where(Suggestion.pr == number)
+    )
+    check(comments != [], f"the review of PR #{number} posted no suggestion")
+    check(stored == len(comments), f"{stored} suggestions stored for {len(comments)} comments")
+    return comments
+
+
+def first_line(comment: dict[str, Any]) -> str:
+    """The finding's title: the bold part of the comment's first line."""
+    line = str(comment["body"]).splitlines()[0]
+    return line.split("**")[1] if line.count("**") >= 2 else line
+
+
+def find(comments: list[dict[str, Any]], words: str) -> dict[str, Any]:
+    for comment in comments:
+        if words.lower() in comment["body"].lower():
+            return comment
+    raise DemoFailed(f"no suggestion mentions {words!r}")
+
+
+def run_steps(demo: Demo) -> None:
+    echo = demo.echo
+    step(echo, 3, f"Opening PR #1 on {REPO} (a signed pull_request webhook)…")
+    first = demo.sim.open_pull(
+        REPO, title="Charge requests", files={PATH: FIRST_PATCH}, author="sam"
+    )
+    comments = review_step(demo, first["number"])
+    echo(f"      one review posted with {len(comments)} suggestions:")
+    for comment in comments:
+        echo(f"        - line {comment['line']}: {first_line(comment)}")
+
+    step(echo, 4, "Maintainers and others reply in the threads…")
+    replies = [
+        (find(comments, "bare except"), "accept", MAINTAINER, "OWNER", "User"),
+        (find(comments, "eval"), "dismiss false-positive", MAINTAINER, "OWNER", "User"),
+        (find(comments, "TODO"), "accept", "drive-by", "CONTRIBUTOR", "User"),
+        (find(comments, "performance"), "accept", "helper[bot]", "NONE", "Bot"),
+    ]
+    for comment, body, who, association, kind in replies:
+        demo.sim.reply(
+            REPO,
+            first["number"],
+            comment["id"],
+            body,
+            author=who,
+            author_association=association,
+            user_type=kind,
+        )
+        counts = "counts" if association == "OWNER" else "must not count"
+        echo(f"      {who} ({association.lower()}): {body!r} on {first_line(comment)!r} — {counts}")
+    demo.settle()
+
+    step(echo, 5, "PR #1 is merged; the write-back reads the threads…")
+    demo.sim.close(REPO, first["number"], merged=True)
+    demo.settle()
+    with reading(demo.engine) as conn:
+        receipts = conn.execute(select(Receipt).order_by(Receipt.id)).all()
+    decided = sorted((r.decision, r.actor or "") for r in receipts)
+    check(
+        decided == [("accepted", MAINTAINER), ("dismissed", MAINTAINER)],
+        f"expected one acceptance and one dismissal by {MAINTAINER}, the store has {decided}",
+    )
+    for receipt in receipts:
+        why = f"rule {receipt.rule}" + (f", reason {receipt.reason}" if receipt.reason else "")
+        echo(f"      receipt: {receipt.decision} by {receipt.actor} ({why})")
+
+    step(echo, 6, "Lessons become active…")
+    with reading(demo.engine) as conn:
+        account_id = conn.execute(select(Repository.account_id)).scalar_one()
+        lessons = load_lessons(conn, account_id, now=now_ms())
+    active = [lesson for lesson in lessons if lesson.state is EntryState.ACTIVE]
+    check(len(active) == 1, f"expected 1 active lesson, the store has {len(active)}")
+    for lesson in lessons:
+        echo(f"      [{lesson.state.value}] {lesson.text or lesson.title}")
+
+    step(echo, 7, "Opening PR #2, touching the same file…")
+    second = demo.sim.open_pull(
+        REPO, title="Refund on failure", files={PATH: SECOND_PATCH}, author="sam"
+    )
+    review_step(demo, second["number"])
+    with reading(demo.engine) as conn:
+        review = conn.execute(select(ReviewRecord).where(ReviewRecord.pr == second["number"])).one()
+        handed = conn.execute(
+            select(Injection).where(
+                Injection.session_id == review.id, Injection.surface == "review"
+            )
+        ).all()
+        sets = set(
+            conn.execute(
+                select(Suggestion.set_sha256).where(Suggestion.pr == second["number"])
+            ).scalars()
+        )
+    handed_ids = {entry[0] for row in handed for entry in json.loads(row.entries)}
+    check(active[0].id in handed_ids, "the second review was not handed the active lesson")
+    check(sets == {review.set_sha256}, "the new suggestions do not carry the handed set")
+    echo(f"      the review was handed {len(handed_ids)} lesson(s), set {review.set_sha256[:12]}:")
+    echo(f"        {active[0].text}")
+
+    step(echo, 8, "The ledger:")
+    for item in review_ledger(demo.engine, now=now_ms()):
+        print_ledger(item)
+
+
+@contextmanager
+def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
+    """The simulator and the app (web + worker) on loopback, the app installed on the demo repo."""
+    key = generate_app_key()
+    command = json.dumps([sys.executable, "-m", "review.demo_seat"])
+    config_path = workdir / "hindsight.toml"
+    config_path.write_text(CONFIG.format(command=command))
+    database_url = f"sqlite:///{workdir / 'hindsight.db'}"
+    with ExitStack() as stack:
+        step(echo, 1, "Starting the GitHub simulator and the app on loopback…")
+        sim = stack.enter_context(
+            GitHubSimulator(app_id=APP_ID, public_key_pem=key.public_pem, app_slug="hindsight")
+        )
+        settings = Settings(
+            database_url=database_url,
+            github_app_id=APP_ID,
+            github_private_key=key.private_pem,  # type: ignore[arg-type]
+            webhook_secret=secrets.token_hex(16),  # type: ignore[arg-type]
+            github_api_url=sim.base_url,
+            store_dir=workdir / "store",
+            config=config_path,
+        )
+        engine = make_engine(database_url)
+        stack.callback(engine.dispose)
+        app = create_app(settings, deps=build_deps(settings, engine=engine))
+        url = stack.enter_context(serve_in_thread(app))
+        echo(f"      simulator {sim.base_url}, app {url}, database {database_url}")
+        step(echo, 2, f"Installing the app on {REPO}…")
+        sim.configure_webhooks(f"{url}/webhooks", settings.secret_bytes())
+        sim.add_installation(ORG, repositories=[REPO])
+        demo = Demo(sim=sim, engine=engine, settings=settings, url=url, echo=echo)
+        demo.settle()
+        check(demo.scalar(select(func.count()).select_from(Repository)) == 1, "not installed")
+        yield demo
+
+
+def run_demo(workdir: Path, *, keep: bool, echo: Callable[[str], None] = print) -> int:
+    """Run the loop; 0 only when every step really happened (checked in the store)."""
+    started_at = time.monotonic()
+    try:
+        with started(workdir, echo) as demo:
+            run_steps(demo)
+            step(echo, 9, f"Done in {time.monotonic() - started_at:.1f} s: every step checked.")
+            if keep:
+                keep_running(demo)
+    except DemoFailed as failure:
+        echo(f"demo failed: {failure}")
+        return 1
+    return 0
+
+
+def keep_running(demo: Demo) -> None:
+    """Leave everything up and say how to explore `/v1` with curl."""
+    with demo.engine.begin() as conn:
+        token = create_token(conn, ORG, MAINTAINER, now=now_ms())
+    demo.echo(
+        f"\nThe app is at {demo.url} and the simulator at {demo.sim.base_url}.\n"
+        f"A token for {MAINTAINER} of {ORG} (shown once): {token.secret}\n\n"
+        f"  export HINDSIGHT_URL={demo.url} HINDSIGHT_TOKEN={token.secret}\n"
+        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" "$HINDSIGHT_URL/v1/recall"\n'
+        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" '
+        f'"$HINDSIGHT_URL/v1/recall/active?repo={REPO}"\n'
+        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" '
+        f'"$HINDSIGHT_URL/v1/brief?repo={REPO}&session=try-1"\n'
+        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" '
+        '"$HINDSIGHT_URL/v1/review-ledger?brain=true"\n\n'
+        "Press Ctrl-C to stop."
+    )
+    try:
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        demo.echo("stopped")
