@@ -12,7 +12,15 @@ from sqlalchemy import Connection, func, select
 from continual.recall import Lesson, load_lessons
 from continual.schema import Receipt, Repository, Suggestion
 from continual.schema_people import Injection
-from continual.schema_reviews import CallRecordRow, MemoryHit, ReviewRecord
+from continual.schema_reviews import (
+    Agreement,
+    CallRecordRow,
+    CallStatus,
+    MemoryHit,
+    MemoryItemRow,
+    ReviewRecord,
+    ReviewState,
+)
 from continual.values import Decision, EntryState, Surface
 
 PENDING = "pending"
@@ -76,27 +84,83 @@ def _lesson_json(lesson: Lesson) -> dict[str, Any]:
     }
 
 
-def _review_counts(
-    conn: Connection, account_id: int
-) -> tuple[Counter[int], dict[int, Counter[str]]]:
-    reviews: Counter[int] = Counter(
-        dict(
-            conn.execute(
-                select(ReviewRecord.repository_id, func.count())
-                .where(ReviewRecord.account_id == account_id)
-                .group_by(ReviewRecord.repository_id)
-            ).all()
-        )
+def _review_counts(conn: Connection, account_id: int) -> dict[int, dict[str, Any]]:
+    """Per repository: reviews and how many were posted; calls by status; failures by seat."""
+    out: defaultdict[int, dict[str, Any]] = defaultdict(
+        lambda: {"reviews": 0, "posted": 0, "calls": Counter(), "failures": Counter()}
     )
-    calls: defaultdict[int, Counter[str]] = defaultdict(Counter)
-    for repository_id, status, count in conn.execute(
-        select(ReviewRecord.repository_id, CallRecordRow.status, func.count())
+    for repository_id, state, count in conn.execute(
+        select(ReviewRecord.repository_id, ReviewRecord.state, func.count())
+        .where(ReviewRecord.account_id == account_id)
+        .group_by(ReviewRecord.repository_id, ReviewRecord.state)
+    ).all():
+        out[repository_id]["reviews"] += count
+        out[repository_id]["posted"] += count if state == ReviewState.POSTED.value else 0
+    for repository_id, seat, status, reason, count in conn.execute(
+        select(
+            ReviewRecord.repository_id,
+            CallRecordRow.seat,
+            CallRecordRow.status,
+            CallRecordRow.reason,
+            func.count(),
+        )
         .join(ReviewRecord, ReviewRecord.id == CallRecordRow.review_id)
         .where(CallRecordRow.account_id == account_id)
-        .group_by(ReviewRecord.repository_id, CallRecordRow.status)
+        .group_by(
+            ReviewRecord.repository_id,
+            CallRecordRow.seat,
+            CallRecordRow.status,
+            CallRecordRow.reason,
+        )
     ).all():
-        calls[repository_id][status] += count
-    return reviews, dict(calls)
+        out[repository_id]["calls"][status] += count
+        if status == CallStatus.FAILED.value:
+            out[repository_id]["failures"][(seat, reason or "unknown")] += count
+    return dict(out)
+
+
+def _agreements(conn: Connection, account_id: int) -> Counter[str]:
+    """How many other seats reported each suggestion too (recorded, never counted as acceptance)."""
+    return Counter(
+        conn.execute(
+            select(Agreement.suggestion_id).where(Agreement.account_id == account_id)
+        ).scalars()
+    )
+
+
+def _rules(conn: Connection, account_id: int) -> dict[int, list[dict[str, Any]]]:
+    """Per repository: how many current decisions each rule made (so a maintainer sees why)."""
+    rows = conn.execute(
+        select(
+            Suggestion.repository_id,
+            Receipt.rule,
+            Receipt.decision,
+            Receipt.source,
+            func.count(),
+        )
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(Receipt.account_id == account_id, Receipt.superseded.is_(False))
+        .group_by(Suggestion.repository_id, Receipt.rule, Receipt.decision, Receipt.source)
+    ).all()
+    out: defaultdict[int, list[dict[str, Any]]] = defaultdict(list)
+    for repository_id, rule, decision, source, count in sorted(
+        rows, key=lambda r: (r[0], -r[4], r[1] or "")
+    ):
+        out[repository_id].append(
+            {"rule": rule or "", "decision": decision, "source": source, "count": count}
+        )
+    return dict(out)
+
+
+def _memory(conn: Connection, account_id: int, now: int) -> dict[int, Counter[str]]:
+    out: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    for repository_id, state, expires_ms in conn.execute(
+        select(MemoryItemRow.repository_id, MemoryItemRow.state, MemoryItemRow.expires_ms).where(
+            MemoryItemRow.account_id == account_id
+        )
+    ).all():
+        out[repository_id]["expired" if expires_ms <= now else state] += 1
+    return dict(out)
 
 
 def _handed_reviews(conn: Connection, account_id: int, repository_id: int) -> list[dict[str, Any]]:
@@ -140,10 +204,14 @@ def review_ledger(
             Suggestion.lens,
             Suggestion.set_sha256,
             Suggestion.review_id,
+            Suggestion.proven,
         ).where(Suggestion.account_id == account_id)
     ).all()
     lessons = load_lessons(conn, account_id, now=now)
-    reviews, calls = _review_counts(conn, account_id)
+    reviews = _review_counts(conn, account_id)
+    agreements = _agreements(conn, account_id)
+    rules = _rules(conn, account_id)
+    memory = _memory(conn, account_id, now)
     hits = dict(
         conn.execute(
             select(MemoryHit.repository_id, func.count())
@@ -155,33 +223,55 @@ def review_ledger(
     for repository_id, full_name in repositories:
         mine = [s for s in suggestions if s.repository_id == repository_id]
         by_seat: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
+        extra: defaultdict[tuple[str, str], Counter[str]] = defaultdict(Counter)
         with_lessons: list[str] = []
         without_lessons: list[str] = []
         for s in mine:
             outcome = outcomes.get(s.id, PENDING)
             by_seat[(s.seat, s.lens)].append(outcome)
+            extra[(s.seat, s.lens)]["proven"] += bool(s.proven)
+            extra[(s.seat, s.lens)]["agreements"] += agreements.get(s.id, 0)
             guided = s.set_sha256 in guided_sets or s.review_id in guided_reviews
             (with_lessons if guided else without_lessons).append(outcome)
         states = Counter(x.state.value for x in lessons if x.repository_id == repository_id)
+        counted = reviews.get(repository_id) or {
+            "reviews": 0,
+            "posted": 0,
+            "calls": Counter(),
+            "failures": Counter(),
+        }
         record: dict[str, Any] = {
             "repository": full_name,
-            "reviews": reviews.get(repository_id, 0),
+            "reviews": counted["reviews"],
+            "posted": counted["posted"],
             "calls": {
-                "ok": calls.get(repository_id, Counter())["ok"],
-                "failed": calls.get(repository_id, Counter())["failed"],
-                "skipped": calls.get(repository_id, Counter())["skipped"],
+                "ok": counted["calls"][CallStatus.OK.value],
+                "failed": counted["calls"][CallStatus.FAILED.value],
+                "skipped": counted["calls"][CallStatus.SKIPPED.value],
+                "failures": [
+                    {"seat": seat, "reason": reason, "count": count}
+                    for (seat, reason), count in sorted(counted["failures"].items())
+                ],
             },
             "suggestions": _counts(outcomes.get(s.id, PENDING) for s in mine),
             "by_seat_and_lens": [
-                {"seat": seat, "lens": lens, **_counts(found)}
+                {
+                    "seat": seat,
+                    "lens": lens,
+                    **_counts(found),
+                    "proven": extra[(seat, lens)]["proven"],
+                    "agreements": extra[(seat, lens)]["agreements"],
+                }
                 for (seat, lens), found in sorted(by_seat.items())
             ],
+            "decisions_by_rule": rules.get(repository_id, []),
             "acceptance": {
                 "with_lessons": _counts(with_lessons),
                 "without_lessons": _counts(without_lessons),
             },
             "entries": {state.value: states[state.value] for state in EntryState},
             "hits": hits.get(repository_id, 0),
+            "memory": dict(sorted(memory.get(repository_id, Counter()).items())),
         }
         if brain:
             record["lessons"] = [

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
-from ghapp.db import ensure_ready, make_engine
+from continual.ledger import review_ledger
+from continual.schema import Account
+from ghapp.db import ensure_ready, make_engine, reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
 from review import persist
-from review.ledger import Rate, RepositoryLedger, review_ledger
 
 
 @contextmanager
@@ -76,47 +76,69 @@ def _memory_line(line: dict[str, Any]) -> str:
     )
 
 
-def _rate(rate: Rate) -> str:
-    value = "n/a" if rate.rate is None else f"{rate.rate:.0%}"
-    return f"{value} ({rate.accepted} accepted, {rate.dismissed} dismissed, {rate.pending} pending)"
+def _rate(counts: Mapping[str, Any]) -> str:
+    rate = counts["acceptance_rate"]
+    value = "n/a" if rate is None else f"{rate:.0%}"
+    return (
+        f"{value} ({counts['accepted']} accepted, {counts['dismissed']} dismissed, "
+        f"{counts['pending']} pending)"
+    )
 
 
-def print_ledger(item: RepositoryLedger) -> None:
-    print(f"{item.repository}")
-    print(f"  reviews: {item.reviews} ({item.posted} posted)")
-    print(f"  calls: {item.calls_ok} ok, {item.calls_failed} failed, {item.calls_skipped} skipped")
-    for failure in item.failures:
-        print(f"    failed: seat {failure.seat}, {failure.reason}: {failure.count}")
-    print(f"  acceptance with lessons handed: {_rate(item.with_lessons)}")
-    print(f"  acceptance without lessons: {_rate(item.without_lessons)}")
-    print(f"  memory hits: {item.hits}")
-    states = ", ".join(f"{k} {v}" for k, v in sorted(item.memory.items())) or "none"
-    print(f"  session memory: {states}")
-    entries = ", ".join(f"{k} {v}" for k, v in sorted(item.entries.items())) or "none"
-    print(f"  lesson entries: {entries}")
-    if item.by_seat_lens:
+def _states(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v) or "none"
+
+
+def print_ledger(record: Mapping[str, Any]) -> None:
+    """One repository of `continual.ledger.review_ledger`, for people."""
+    calls = record["calls"]
+    print(f"{record['repository']}")
+    print(f"  reviews: {record['reviews']} ({record['posted']} posted)")
+    print(f"  calls: {calls['ok']} ok, {calls['failed']} failed, {calls['skipped']} skipped")
+    for failure in calls["failures"]:
+        print(f"    failed: seat {failure['seat']}, {failure['reason']}: {failure['count']}")
+    print(f"  acceptance with lessons handed: {_rate(record['acceptance']['with_lessons'])}")
+    print(f"  acceptance without lessons: {_rate(record['acceptance']['without_lessons'])}")
+    print(f"  memory hits: {record['hits']}")
+    print(f"  session memory: {_states(record['memory'])}")
+    print(f"  lesson entries: {_states(record['entries'])}")
+    for rule in record["decisions_by_rule"]:
+        print(f"  decided by {rule['rule']} ({rule['source']}): {rule['count']} {rule['decision']}")
+    if record["by_seat_and_lens"]:
         print(
             f"  {'seat':<16} {'lens':<14} {'sugg':>5} {'acc':>5} {'dis':>5} {'pend':>5} "
             f"{'proven':>6} {'agreed':>6}"
         )
-    for row in item.by_seat_lens:
+    for row in record["by_seat_and_lens"]:
         print(
-            f"  {row.seat:<16} {row.lens:<14} {row.suggestions:>5} {row.accepted:>5} "
-            f"{row.dismissed:>5} {row.pending:>5} {row.proven:>6} {row.agreements:>6}"
+            f"  {row['seat']:<16} {row['lens']:<14} {row['total']:>5} {row['accepted']:>5} "
+            f"{row['dismissed']:>5} {row['pending']:>5} {row['proven']:>6} {row['agreements']:>6}"
         )
+
+
+def ledgers(engine: Engine, *, now: int, repository: str | None = None) -> list[dict[str, Any]]:
+    """The ledger of every account's repositories (or of one repository)."""
+    with reading(engine) as conn:
+        accounts = conn.execute(select(Account.id).order_by(Account.login)).scalars().all()
+        records = [
+            record
+            for account_id in accounts
+            for record in review_ledger(conn, account_id, now=now, brain=False)
+        ]
+    return [r for r in records if repository is None or r["repository"] == repository]
 
 
 def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
     with _engine(settings) as engine:
-        ledgers = review_ledger(engine, now=now_ms(), repository=args.repo)
+        records = ledgers(engine, now=now_ms(), repository=args.repo)
     if args.json:
-        print(json.dumps([asdict(item) for item in ledgers], sort_keys=True, indent=2))
+        print(json.dumps(records, sort_keys=True, indent=2))
         return 0
-    if not ledgers:
-        print("no reviews yet")
+    if not records:
+        print("no repositories yet")
         return 0
-    for item in ledgers:
-        print_ledger(item)
+    for record in records:
+        print_ledger(record)
     return 0
 
 

@@ -21,14 +21,13 @@ from continual.schema_people import Injection
 from continual.schema_reviews import ReviewRecord
 from continual.values import EntryState
 from ghapp.app import build_deps, create_app
-from ghapp.cli_review import print_ledger
+from ghapp.cli_review import ledgers, print_ledger
 from ghapp.db import make_engine, reading
 from ghapp.jobs import now_ms
 from ghapp.loopback import serve_in_thread
 from ghapp.models import Job, JobState
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, generate_app_key
-from review.ledger import review_ledger
 
 APP_ID = 90210
 ORG = "demo-org"
@@ -233,8 +232,8 @@ def run_steps(demo: Demo) -> None:
     echo(f"        {active[0].text}")
 
     step(echo, 8, "The ledger:")
-    for item in review_ledger(demo.engine, now=now_ms()):
-        print_ledger(item)
+    for record in ledgers(demo.engine, now=now_ms()):
+        print_ledger(record)
 
 
 @contextmanager
@@ -253,8 +252,8 @@ def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
         settings = Settings(
             database_url=database_url,
             github_app_id=APP_ID,
-            github_private_key=key.private_pem,  # type: ignore[arg-type]
-            webhook_secret=secrets.token_hex(16),  # type: ignore[arg-type]
+            github_private_key=key.private_pem,
+            webhook_secret=secrets.token_hex(16),
             github_api_url=sim.base_url,
             store_dir=workdir / "store",
             config=config_path,

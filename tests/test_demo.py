@@ -37,6 +37,8 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
         "receipt: dismissed by olivia (rule grammar.dismiss, reason false-positive)",
         "[active] Catch the specific exception",
         "the review was handed 1 lesson(s)",
+        "decided by grammar.accept (reply): 1 accepted",
+        "decided by grammar.dismiss (reply): 1 dismissed",
         "[9/9] Done",
     ):
         assert expected in out, out

@@ -26,9 +26,9 @@ from continual.schema_reviews import (
 )
 from continual.writeback import apply_decisions
 from ghapp import cli_review
+from ghapp.cli_review import ledgers
 from ghapp.simulator import addition_patch
 from review import persist, records
-from review.ledger import review_ledger
 from review.prompt import HEADER_END
 from tests.conftest import WEBHOOK_SECRET
 from tests.review_support import (
@@ -106,8 +106,8 @@ def test_opened_pull_gets_one_review_from_two_seats_two_lenses_and_several_shard
     (posted,) = h.sim.reviews(REPO, 1, include_implicit=False)
     assert review.state == "posted" and review.github_review_id == posted["id"]
     assert f"<!-- hindsight:review id={review.id} -->" in posted["body"]
-    ledger = review_ledger(engine, now=0)
-    assert [(x.repository, x.calls_ok, x.posted) for x in ledger] == [(REPO, 16, 1)]
+    ledger = ledgers(engine, now=0)
+    assert [(x["repository"], x["calls"]["ok"], x["posted"]) for x in ledger] == [(REPO, 16, 1)]
 
 
 def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) -> None:
@@ -131,8 +131,8 @@ def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) 
     calls = _rows(engine, CallRecordRow)
     assert sum(1 for c in calls if c.status == "skipped") == 16 - 10
     assert max(c.memory_omitted for c in calls) > 0
-    (ledger,) = review_ledger(engine, now=0)
-    assert (ledger.calls_ok, ledger.calls_skipped) == (10, 6)
+    (ledger,) = ledgers(engine, now=0)
+    assert (ledger["calls"]["ok"], ledger["calls"]["skipped"]) == (10, 6)
 
 
 def test_failing_hanging_and_garbage_seats_do_not_stop_the_review(
@@ -156,15 +156,15 @@ def test_failing_hanging_and_garbage_seats_do_not_stop_the_review(
         assert len(post.body["comments"]) == 1
         assert "3 of 4 calls failed" in post.body["body"]
 
-    (ledger,) = review_ledger(engine, now=0)
-    assert (ledger.calls_ok, ledger.calls_failed) == (1, 3)
-    assert {(f.seat, f.reason) for f in ledger.failures} == {
+    (ledger,) = ledgers(engine, now=0)
+    assert (ledger["calls"]["ok"], ledger["calls"]["failed"]) == (1, 3)
+    assert {(f["seat"], f["reason"]) for f in ledger["calls"]["failures"]} == {
         ("broken", "exit"),
         ("stuck", "timeout"),
         ("chatty", "invalid-json"),
     }
-    (row,) = ledger.by_seat_lens
-    assert (row.seat, row.suggestions, row.pending) == ("good", 1, 1)
+    (row,) = ledger["by_seat_and_lens"]
+    assert (row["seat"], row["total"], row["pending"]) == ("good", 1, 1)
     code = cli_review.cmd_ledger(argparse.Namespace(repo=REPO, json=False), h.settings)
     printed = capsys.readouterr().out
     assert code == 0 and "calls: 1 ok, 3 failed, 0 skipped" in printed
@@ -202,8 +202,8 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
     assert {i.state for i in items if i.kind != "tool_path"} <= {"candidate"}
     (hit,) = _rows(engine, MemoryHit)
     assert (hit.review_id, hit.recalled_review_id) == (new, old)
-    (ledger,) = review_ledger(engine, now=0)
-    assert ledger.hits == 1
+    (ledger,) = ledgers(engine, now=0)
+    assert ledger["hits"] == 1
 
     settings = h.settings
     code = cli_review.cmd_memory(
@@ -253,8 +253,12 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
     assert receipt.set_sha256 == reviews[1].set_sha256
     injections = (h.store_dir / "octo-org" / "widgets" / "injections.jsonl").read_text()
     assert reviews[1].set_sha256 in injections
-    (ledger,) = review_ledger(engine, now=h.clock())
-    assert (ledger.with_lessons.accepted, ledger.without_lessons.accepted) == (1, 1)
+    (ledger,) = ledgers(engine, now=h.clock())
+    acceptance = ledger["acceptance"]
+    assert (acceptance["with_lessons"]["accepted"], acceptance["without_lessons"]["accepted"]) == (
+        1,
+        1,
+    )
 
 
 PROVEN_FIX = """\

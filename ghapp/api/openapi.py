@@ -163,6 +163,8 @@ SCHEMAS: dict[str, Any] = {
             "dismissed": INTEGER,
             "pending": INTEGER,
             "acceptance_rate": _nullable("number"),
+            "proven": INTEGER,
+            "agreements": INTEGER,
         }
     ),
     "BrainLesson": _object(
@@ -191,7 +193,21 @@ SCHEMAS: dict[str, Any] = {
         {
             "repository": STRING,
             "reviews": INTEGER,
-            "calls": _object({"ok": INTEGER, "failed": INTEGER, "skipped": INTEGER}),
+            "posted": INTEGER,
+            "calls": _object(
+                {
+                    "ok": INTEGER,
+                    "failed": INTEGER,
+                    "skipped": INTEGER,
+                    "failures": _array(
+                        _object({"seat": STRING, "reason": STRING, "count": INTEGER})
+                    ),
+                }
+            ),
+            "decisions_by_rule": _array(
+                _object({"rule": STRING, "decision": STRING, "source": STRING, "count": INTEGER})
+            ),
+            "memory": {"type": "object", "additionalProperties": INTEGER},
             "suggestions": _ref("Counts"),
             "by_seat_and_lens": _array(_ref("SeatLensCounts")),
             "acceptance": _object(

@@ -91,6 +91,7 @@ def test_arbitrary_requests_never_fail_the_server(
 
 def test_valid_delivery_still_accepted_after_fuzzing(served: tuple[str, Engine]) -> None:
     base, engine = served
+    before = stored(engine)
     body = json.dumps({"action": "opened", "zen": str(uuid.uuid4())}).encode()
     headers = {
         "x-github-event": "pull_request",
@@ -98,3 +99,4 @@ def test_valid_delivery_still_accepted_after_fuzzing(served: tuple[str, Engine])
         "x-hub-signature-256": sign(WEBHOOK_SECRET.encode(), body),
     }
     assert httpx.post(f"{base}/webhooks", content=body, headers=headers).status_code == 202
+    assert stored(engine) == before + 1
