@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import signal
 import subprocess
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,3 +56,38 @@ def test_demo_refuses_a_folder_with_files(tmp_path: Path) -> None:
         ["hindsight", "demo", "--dir", str(tmp_path)], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2 and "not empty" in result.stdout
+
+
+def test_keep_leaves_the_app_up_with_a_working_token(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        ["hindsight", "demo", "--keep", "--dir", str(tmp_path / "demo")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        lines: list[str] = []
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if "Press Ctrl-C" in line:
+                break
+        text = "".join(lines)
+        url = re.search(r"export HINDSIGHT_URL=(\S+) HINDSIGHT_TOKEN=(\S+)", text)
+        assert url is not None, text
+        base, token = url.groups()
+        headers = {"authorization": f"Bearer {token}"}
+        recall = httpx.get(f"{base}/v1/recall", headers=headers, timeout=10)
+        assert recall.status_code == 200
+        states = sorted(lesson["state"] for lesson in recall.json()["lessons"])
+        assert states == ["active", "candidate"]
+        assert httpx.get(f"{base}/v1/recall", timeout=10).status_code == 401
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+        assert "stopped" in process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
