@@ -51,6 +51,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from ghapp.app import create_app
 
     settings.require_github()
+    with _engine(settings):  # refuse an unmigrated database before binding the port
+        pass
     host = args.host or settings.host
     port = args.port or settings.port
     print(
