@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -78,11 +78,11 @@ def card_folders(card: Card) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in found if f))
 
 
-def _group_key(group: Iterable[str]) -> tuple[str, ...]:
+def group_key(group: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted({t.lower() for t in group}))
 
 
-def _rank(card: Card, repository: str | None) -> int:
+def visibility_rank(card: Card, repository: str | None) -> int:
     """Which of several entries with one key a repository sees: its own first (2), then an
     account-scoped entry born in it (1), then other account-scoped entries (0); -1 = not visible."""
     if repository is None:
@@ -116,7 +116,7 @@ class _Normal:
             folders=card_folders(card),
             identifiers=tuple(dict.fromkeys(i for i in map(str.strip, card.identifiers) if i)),
             groups=tuple(
-                dict.fromkeys(g for g in map(_group_key, card.keyword_groups) if len(g) >= 2)
+                dict.fromkeys(g for g in map(group_key, card.keyword_groups) if len(g) >= 2)
             ),
         )
 
@@ -235,7 +235,7 @@ class RecallIndex:
 
     def _hidden_for(self, repository: str | None) -> frozenset[int]:
         """Cards a query from ``repository`` never sees: another repository's own entries, and
-        entries shadowed by a better-placed entry with the same key (see ``_rank``)."""
+        entries shadowed by a better-placed entry with the same key (see ``visibility_rank``)."""
         cached = self._hidden.get(repository)
         if cached is not None:
             return cached
@@ -243,7 +243,7 @@ class RecallIndex:
         if repository is not None:
             hidden.update(self._repository_scoped - self._own.get(repository, frozenset()))
         for members in self._key_members.values():
-            ranks = [_rank(self.cards[m], repository) for m in members]
+            ranks = [visibility_rank(self.cards[m], repository) for m in members]
             best = max(ranks)
             hidden.update(m for m, r in zip(members, ranks, strict=True) if r < best)
         frozen = frozenset(hidden)
@@ -391,52 +391,3 @@ class RecallIndex:
             limit=limit,
         )
         return list(found.hits)
-
-
-def scan(
-    cards: Sequence[Card],
-    *,
-    paths: Iterable[str] = (),
-    identifiers: Iterable[str] = (),
-    words: Iterable[str] = (),
-    repository: str | None = None,
-) -> list[tuple[str, int]]:
-    """Reference ranking by a plain loop over every card: ``(id, score)`` pairs in recall order.
-
-    Same rules as :meth:`RecallIndex.query`, without indexes; for tests and benchmarks.
-    """
-    q = Query.of(paths=paths, identifiers=identifiers, words=words)
-    changed_folders = {f for p in q.paths for f in (p, *folders_of(p))}
-    unique: dict[str, Card] = {}
-    for card in cards:
-        unique.setdefault(card.id, card)
-    best_rank: dict[str, int] = {}
-    for card in unique.values():
-        rank = _rank(card, repository)
-        best_rank[card.key] = max(best_rank.get(card.key, -1), rank)
-    scored: list[tuple[int, str, str]] = []
-    for card in unique.values():
-        rank = _rank(card, repository)
-        if rank < 0 or rank < best_rank[card.key]:
-            continue
-        score = 0
-        if any(normalise_path(f) in q.paths for f in card.files):
-            score = SCORE_FILE
-        elif any(f in changed_folders for f in card_folders(card)):
-            score = SCORE_FOLDER
-        elif any(i.strip() in q.identifiers for i in card.identifiers):
-            score = SCORE_IDENTIFIER
-        elif any(
-            len(_group_key(g)) >= 2 and set(_group_key(g)) <= q.terms for g in card.keyword_groups
-        ):
-            score = SCORE_KEYWORDS
-        if score:
-            scored.append((-score, card.id, card.key))
-    scored.sort()
-    ranking: list[tuple[str, int]] = []
-    keys: set[str] = set()
-    for negative, card_id, key in scored:
-        if key not in keys:
-            keys.add(key)
-            ranking.append((card_id, -negative))
-    return ranking

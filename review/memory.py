@@ -5,16 +5,21 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-import shlex
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from continual.keys import entry_key
 from continual.values import EntryState
 from review.contract import CallResult, HypothesisStatus, ToolReceipt, ToolStatus
+from review.subjects import (
+    fact_subject,
+    finding_subject,
+    hypothesis_subject,
+    program_of,
+    tool_subject,
+)
 
 SESSION_HEADER = "Session memory (recorded by earlier calls of this review):"
 RECALLED_HEADER = "Recalled from earlier sessions:"
@@ -33,8 +38,6 @@ STATUS_WORDS = {
 }
 
 _WHITESPACE = re.compile(r"\s+")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 log = logging.getLogger(__name__)
 
@@ -127,45 +130,9 @@ def _one_line(text: str, limit: int = ITEM_TEXT_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
-def _normal(text: str) -> str:
-    return _WHITESPACE.sub(" ", text).strip().lower().rstrip(".!?;: ")
-
-
 def citation(session: str, seat: str, commit: str) -> str:
     """``(session S, seat X, commit abc1234)``."""
     return CITATION.format(session=session, seat=seat, commit=commit[:SHORT_SHA])
-
-
-def tool_subject(command: str) -> str:
-    return f"tool:{_WHITESPACE.sub(' ', command).strip()}"
-
-
-def finding_subject(lens: str, title: str, path: str) -> str:
-    return f"finding:{entry_key(lens, title)}:{path.strip()}"
-
-
-def hypothesis_subject(text: str) -> str:
-    return f"hypothesis:{_normal(text)}"
-
-
-def fact_subject(kind: str, text: str) -> str:
-    return f"fact:{kind.strip().lower()}:{_normal(text)}"
-
-
-def program_of(command: str) -> str:
-    """The program a command runs, ignoring ``VAR=value`` prefixes; ``python -m X`` runs X."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        tokens = command.split()
-    while tokens and (_ASSIGNMENT.match(tokens[0]) or tokens[0] == "env"):
-        tokens.pop(0)
-    if not tokens:
-        return ""
-    program = posixpath.basename(tokens[0]).lower()
-    if _PYTHON.match(program) and len(tokens) > 2 and tokens[1] == "-m":
-        return tokens[2].lower()
-    return program
 
 
 def subjects_of(record: CallRecord) -> set[str]:

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continual.associations import associate, split_terms
-from continual.recall_index import Card, RecallIndex, scan
+from continual.recall_index import Card, RecallIndex
+from continual.recall_scan import scan
 
 REPO = "acme/api"
 OTHER = "acme/web"

@@ -27,9 +27,9 @@ from review.memory import (
     SessionMemory,
     cross_session_block,
     hits,
-    program_of,
     render_recalled,
 )
+from review.subjects import program_of
 
 HEAD = "abc1234def5678900000000000000000000000ff"
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
