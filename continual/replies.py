@@ -70,6 +70,7 @@ class _Rule:
     reason: Reason | None
     triggers: tuple[str, ...]
     regex: re.Pattern[str]
+    veto: re.Pattern[str] | None = None
 
     @property
     def rule_id(self) -> str:
@@ -78,12 +79,33 @@ class _Rule:
         return f"natural.{self.language}.{self.name}"
 
 
+def _rule_veto(language: str, name: str) -> re.Pattern[str] | None:
+    pattern = lang.RULE_VETO.get((language, name))
+    return None if pattern is None else re.compile(pattern)
+
+
 _ACCEPT_START_RULES = tuple(
-    _Rule(key, language, name, None, tuple(triggers.split()), re.compile(pattern))
+    _Rule(
+        key,
+        language,
+        name,
+        None,
+        tuple(triggers.split()),
+        re.compile(pattern),
+        _rule_veto(language, name),
+    )
     for key, (language, name, triggers, pattern) in enumerate(lang.ACCEPT_START)
 )
 _ACCEPT_ANY_RULES = tuple(
-    _Rule(key, language, name, None, tuple(triggers.split()), re.compile(pattern))
+    _Rule(
+        key,
+        language,
+        name,
+        None,
+        tuple(triggers.split()),
+        re.compile(pattern),
+        _rule_veto(language, name),
+    )
     for key, (language, name, triggers, pattern) in enumerate(
         lang.ACCEPT_ANYWHERE, start=len(_ACCEPT_START_RULES)
     )
@@ -255,17 +277,15 @@ def _natural(text: str) -> Verdict | None:
     any_rules = [rule for rule in _ACCEPT_ANY_RULES if rule.key in candidates]
     dismiss_rules = [rule for rule in _DISMISS_RULES if rule.key in candidates]
     accepted: tuple[str, str] | None = None
+    # An acceptance cue the sentence vetoes ("handled in the middleware already") accepts nothing,
+    # and leaves the reply to a duplicate refusal only.
+    blocked = False
     dismissals: list[tuple[Reason, str, str]] = []
     for sentence in _SENTENCE.finditer(low):
         start, stop = sentence.span()
         if start == stop:
             continue
-        position = start
-        while position < stop:
-            intro = _INTRO.match(low, position, stop)
-            if intro is None or intro.end() == position:
-                break
-            position = intro.end()
+        position = _after_intro(low, start, stop)
         body = low[position:stop]
         if not body.strip():
             continue
@@ -274,9 +294,11 @@ def _natural(text: str) -> Verdict | None:
         if hit is not None:
             rule, found = hit
             rest = f"{body[: found.start()]} {body[found.end() :]}"
-            if asks or _VETO_ACCEPT[rule.language].search(rest):
+            if asks:
                 return None
-            if accepted is None:
+            if _VETO_ACCEPT[rule.language].search(rest):
+                blocked = True
+            elif accepted is None:
                 span = text[position + found.start() : position + found.end()]
                 accepted = (rule.rule_id, span.strip())
         for rule in dismiss_rules:
@@ -285,6 +307,10 @@ def _natural(text: str) -> Verdict | None:
                     return None
                 span = text[position + cue.start() : position + cue.end()]
                 dismissals.append((rule.reason or Reason.WONT_FIX, rule.rule_id, span.strip()))
+    if blocked and (
+        accepted is not None or any(reason is not Reason.DUPLICATE for reason, _, _ in dismissals)
+    ):
+        return None
     if (accepted is None and not dismissals) or _vetoed(low, cleaned, words, cjk):
         return None  # the reply-wide vetoes run last: most replies never get this far
     if accepted is not None:
@@ -299,17 +325,33 @@ def _natural(text: str) -> Verdict | None:
     return None
 
 
+def _after_intro(text: str, position: int, stop: int) -> int:
+    """Where a clause's content starts, past any "good catch," / "thanks," introduction."""
+    while position < stop:
+        intro = _INTRO.match(text, position, stop)
+        if intro is None or intro.end() == position:
+            break
+        position = intro.end()
+    return position
+
+
 def _accept_in(
     body: str, start_rules: list[_Rule], any_rules: list[_Rule]
 ) -> tuple[_Rule, re.Match[str]] | None:
-    """The first acceptance cue of a sentence: at its start, or anywhere for a participle rule."""
-    for rule in start_rules:
-        found = rule.regex.match(body)
-        if found is not None:
-            return rule, found
+    """The first acceptance cue of a sentence: at the start of one of its clauses ("Sure, I've
+    changed it"), or anywhere for a participle rule; a rule's own veto sets its cue aside."""
+    if start_rules:
+        starts = [0]
+        for brk in _CLAUSE_BREAK.finditer(body):
+            starts.append(_after_intro(body, brk.end(), len(body)))
+        for position in starts:
+            for rule in start_rules:
+                found = rule.regex.match(body, position)
+                if found is not None and (rule.veto is None or not rule.veto.search(body)):
+                    return rule, found
     for rule in any_rules:
         found = rule.regex.search(body)
-        if found is not None:
+        if found is not None and (rule.veto is None or not rule.veto.search(body)):
             return rule, found
     return None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from continual import replies_edits as edits
+
 # Languages: en, de, fr, es, pt, zh, ja, ko. Every table holds lower-cased regular-expression source.
 # Rule names become the `rule` of a verdict: `natural.<name>` for English, `natural.<lang>.<name>`
 # for the other languages.
@@ -47,8 +49,8 @@ EN_ACCEPT_VERBS: tuple[tuple[str, str, str], ...] = (
     ("made-the-change", "made", r"made (?:the|this|that) change"),
     (
         "took-suggestion",
-        "took accepted used went",
-        r"(?:took|accepted|used|went with) (?:the|your) (?:suggestion|suggested change)",
+        "took accepted used went adopted followed applied committed incorporated picked",
+        edits.EN_TOOK,
     ),
     ("pushed-a-fix", "pushed", r"pushed (?:a |the )?(?:fix|commit|change)(?:es|s)?"),
 )
@@ -65,6 +67,20 @@ EN_ACCEPT_START: tuple[tuple[str, str, str], ...] = (
         (name, triggers, EN_SUBJECT + rf"(?:{verbs})(?![\w'-])")
         for name, triggers, verbs in EN_ACCEPT_VERBS
     ),
+    # Any other edit, said in the past tense at the start of a clause: "Tightened the regex".
+    (
+        "edited",
+        " ".join((*edits.EN_EDIT_VERBS, "made", edits.EN_RE_TRIGGERS)),
+        EN_SUBJECT
+        + rf"(?:{edits.alternation(edits.EN_EDIT_VERBS)}|{edits.EN_MADE}|{edits.EN_RE_VERBS})"
+        + r"(?![\w'-])",
+    ),
+    (
+        "we-edited",
+        " ".join(edits.EN_EDIT_VERBS_WITH_SUBJECT),
+        r"(?:i|we)(?:'ve| have)?\s+(?:just\s+|also\s+|now\s+)?"
+        rf"(?:{edits.alternation(edits.EN_EDIT_VERBS_WITH_SUBJECT)})(?![\w'-])",
+    ),
 )
 
 # (language, rule name, trigger words, pattern). A rule is tried only when one of its trigger words
@@ -76,6 +92,21 @@ ACCEPT_START: tuple[tuple[str, str, str, str], ...] = (
     ("es", "listo", "listo", r"listo(?![\w'-])"),
     ("pt", "feito", "feito", r"feito(?![\w'-])"),
     ("pt", "pronto", "pronto", r"pronto(?![\w'-])"),
+    # First-person past tense at the start of a clause: "Lo cambié a pathlib", "Troquei para X".
+    (
+        "es",
+        "preterito",
+        " ".join(edits.ES_PRETERITE),
+        rf"(?:(?:yo|ya|también)\s+)?(?:(?:lo|la|los|las|le)\s+)?"
+        rf"(?:{edits.alternation(edits.ES_PRETERITE)})(?![\w'-])",
+    ),
+    (
+        "pt",
+        "preterito",
+        " ".join(edits.PT_PRETERITE),
+        rf"(?:(?:eu|já|também)\s+)?(?:(?:o|a|os|as)\s+)?"
+        rf"(?:{edits.alternation(edits.PT_PRETERITE)})(?![\w'-])",
+    ),
 )
 
 # What a reply says the code now does: "the input is escaped now", "the timeout is now passed".
@@ -95,55 +126,53 @@ ACCEPT_ANYWHERE: tuple[tuple[str, str, str, str], ...] = (
         rf"\b(?:is|are) (?:now (?:{EN_NOW_DONE})|(?:{EN_NOW_DONE}) now)\b",
     ),
     (
+        "en",
+        "now-state",
+        "now",
+        edits.EN_NOW_STATE,
+    ),
+    (
         "de",
         "behoben",
-        "behoben erledigt gefixt gefixed korrigiert angepasst geändert umgesetzt übernommen eingebaut"
-        " aktualisiert eingearbeitet",
-        r"\b(?:behoben|erledigt|gefixt|gefixed|korrigiert|angepasst|geändert|umgesetzt|übernommen"
-        r"|eingebaut|aktualisiert|eingearbeitet)\b",
+        " ".join(edits.DE_PARTICIPLES),
+        rf"\b(?:{edits.alternation(edits.DE_PARTICIPLES)})\b",
     ),
+    ("de", "jetzt", "jetzt nun inzwischen mittlerweile", edits.DE_NOW),
     (
         "fr",
         "corrige",
-        "corrigé corrigée corrigés modifié modifiée appliqué appliquée mis changé résolu réglé ajusté"
-        " pris intégré",
-        r"\b(?:corrigé|corrigée|corrigés|modifié|modifiée|appliqué|appliquée|mis à jour|changé"
-        r"|résolu|réglé|ajusté|pris en compte|intégré)(?![\w'-])",
+        " ".join((*edits.FR_PARTICIPLES, "mis pris passé passée")),
+        # "déjà triée" describes how the code was, it is no edit
+        r"(?<!déjà )(?<!toujours )"
+        rf"\b(?:{edits.alternation(edits.FR_PARTICIPLES)}|mis à jour|pris en compte|passée? en)(?![\w'-])",
     ),
+    ("fr", "maintenant", "maintenant désormais dorénavant", edits.FR_NOW),
     (
         "es",
         "arreglado",
-        "arreglado corregido solucionado aplicado cambiado actualizado resuelto ajustado modificado",
-        r"\b(?:arreglado|corregido|solucionado|aplicado|cambiado|actualizado|resuelto|ajustado"
-        r"|modificado)\b",
+        " ".join(edits.ES_PARTICIPLES),
+        rf"\b(?:{edits.alternation(edits.ES_PARTICIPLES)})\b",
     ),
+    ("es", "ahora", "ahora", edits.ES_NOW),
     (
         "pt",
         "corrigido",
-        "corrigido resolvido ajustado alterado aplicado atualizado modificado consertado arrumado",
-        r"\b(?:corrigido|resolvido|ajustado|alterado|aplicado|atualizado|modificado|consertado"
-        r"|arrumado)\b",
+        " ".join(edits.PT_PARTICIPLES),
+        rf"\b(?:{edits.alternation(edits.PT_PARTICIPLES)})\b",
     ),
+    ("pt", "agora", "agora", edits.PT_NOW),
     (
         "zh",
         "yixiufu",
-        "已 好了 搞定 了",
-        r"已(?:经)?(?:修复|修改|改|处理|采纳|更新|调整|解决|完成|fix)|(?:改|修)好了|搞定"
-        r"|已(?:经)?(?:按|根据|照)[^，。,.]{0,8}(?:修改|修复|调整|处理|更新)"
-        r"|(?:修改|修复|调整|更新|替换|删除|移除|改正)(?:好)?了",
+        "已 好了 搞定 了 按 照 根据",
+        r"(?:改|修)好了|搞定|" + edits.ZH_EDIT,
     ),
-    (
-        "ja",
-        "shuusei",
-        "しました 済み 完了",
-        r"(?:修正|対応|変更|反映|適用|更新|取り込み|取込)(?:しました|いたしました|済み|完了)"
-        r"|直しました",
-    ),
+    ("ja", "shuusei", "ました 済み 完了", edits.JA_EDIT),
     (
         "ko",
         "sujeong",
-        "했 완료 고쳤",
-        r"(?:수정|반영|변경|적용|처리|업데이트)\s?(?:했습니다|했어요|했어|했음|완료)|고쳤(?:습니다|어요|어)",
+        "했 였 완료 뒀 두었 바꿨 바꾸었 옮겼 옮기었 뺐 고쳤 넣었 없앴 지웠 나눴 합쳤 빼냈 바꿔 옮겨",
+        edits.KO_EDIT,
     ),
 )
 
@@ -155,12 +184,15 @@ INTRO = (
     r"|thanks?(?: you)?(?: for [^,.!;:—–]*)?"
     r"|thx|ty|cheers|yes|yep|yup|yeah|indeed|agreed|agree|ok|okay|right|true|correct"
     r"|you(?:'re| are) (?:right|correct)|oops|whoops|ah|oh|makes sense|fair (?:enough|point)"
-    r"|good|nice|great|cool|perfect|absolutely|definitely|of course"
+    r"|good|nice|great|cool|perfect|absolutely|definitely|of course|sure(?: thing)?|alright"
+    r"|all right|aight|ack|roger|np|well spotted|nice one|sounds good"
     r"|danke(?: schön)?|vielen dank|guter (?:punkt|fang|hinweis)|gute idee|gut gesehen|stimmt|richtig"
-    r"|ja|klar|du hast recht|sie haben recht"
+    r"|ja|klar|du hast recht|sie haben recht|genau|passt|gerne|alles klar"
     r"|merci(?: beaucoup)?|bien vu|bonne (?:remarque|idée)|oui|d'accord|exact|effectivement|en effet"
+    r"|bien sûr|entendu"
     r"|gracias|buena (?:observación|idea)|buen punto|bien visto|sí|vale|claro|cierto|tienes razón"
-    r"|de acuerdo|obrigad[oa]|valeu|boa(?: observação| ideia)?|bem visto|bom ponto|sim|certo"
+    r"|de acuerdo|entendido|perfecto|obrigad[oa]|valeu|boa(?: observação| ideia)?|bem visto|bom ponto"
+    r"|sim|certo|perfeito|show"
     r"|verdade|tem razão|beleza)"
     r"(?:[\s,.!:;—–-]+|$)"
 )
@@ -193,13 +225,14 @@ VETO_ANYWHERE = (
     # English hedges, deferrals, sarcasm, contrast, partial agreement
     r"\b(?:not sure|i think|i guess|i believe|i suppose|could be|not certain|follow[- ]?up|for now"
     r"|next pr|future pr|separate issue|tracked in|let me|yeah right|said no one|oh great|as if"
-    r"|some of|not all|not as suggested|on second thought|hmm+)\b"
+    r"|some of|not all|not as suggested|on second thought|hmm+|someone else|somebody else"
+    r"|nothing changed|no code changes?)\b"
     # "except" as contrast, not the keyword ("replaced the bare except"); "instead", unless what it
     # replaces is quoted code ("instead of `==`")
     r"|\bexcept\b(?<!bare except)(?<!broad except)(?<!blanket except)(?<!the except)(?<!an except)"
     r"(?<!\ba except)"
     r"(?!\s+(?:clause|block|handler|statement|with|\w*error|\w*exception)\b)"
-    r"|\binstead\b(?! of x{2,})"
+    r"|\binstead\b(?! of (?!(?:your|yours|the suggest\w*|what|that|this|it)\b)[\w`])"
     r"|\bfor the first (?:case|one|part|two|few|half)\b"
     r"|\bthe (?:second|remaining) (?:one|case|part|half)"
     r"|\bneeds? more (?:thought|work|time|discussion)\b"
@@ -236,7 +269,18 @@ VETO_ACCEPT_SHARED = (
     r"\b(?:not|never|nothing|none|nor|cannot|if|unless|once|when|would|could|can|need|needs"
     r"|must|should|please|want|plan|try(?![/-]|\s+(?:block|clause|statement))|trying|going|will"
     r"|yet|still|already|almost|nearly|some|nope"
-    r"|other|another|previous|upstream|main|master|trunk|develop|separate|different|elsewhere"
+    r"|other|another|(?<!to the )previous|upstream|main|master|trunk|develop|separate|different"
+    r"|elsewhere|draft|backlog|roadmap|ticket|jira|tracker|the ball|locally|reopen(?:ed|ing)?"
+    r"|by mistake|my (?:local|env|environment|machine|laptop|setup)|latest changes"
+    r"|as (?:resolved|duplicate|draft|outdated|spam|off-topic)|bump(?:ed|ing)? (?:this|the (?:pr|thread|issue))"
+    # the pull request and its process, not the code: "renamed the PR", "set up a meeting"
+    r"|(?<!in )(?<!to )(?<!into )(?:the|this) (?:pr|pull request)|(?:this|the) (?:thread|conversation|discussion)"
+    r"|into an issue|meeting|standup|on hold|deadline|project board|sprint"
+    r"|for (?:today|the day|the week)|wrapped up|why (?:we|it|this|i)"
+    # one's own review, not the code: "deleted my earlier comment", "updated my review"
+    r"|my (?:\w+ )?(?:comments?|review|approval|reply|replies|message|note|question)"
+    # still under way, or undone: "made things worse, reverting"
+    r"|worse|reverting|fixing|undoing|going back|rolling back"
     r"|my mind|similar|ago|yesterday|last (?:week|time|month|year|release)"
     r"|conflicts?|branch|rebased?|merged?|unrelated|labels?|changelog|release notes|ci|pipeline"
     r"|(?:pr|pull request) (?:description|title|body)|commit message|milestone|reviewers?"
@@ -246,15 +290,25 @@ VETO_ACCEPT_SHARED = (
 # "in the", so it is English-only).
 VETO_ACCEPT: dict[str, str] = {
     "en": r"\bno\b",
-    "de": r"\b(?:nicht|kein|keine|keinen|nie|noch|sollte|soll|muss|müssen|wird|werde|werden)\b",
-    "fr": r"\b(?:pas|jamais|encore|ne|vais|va|doit|devrait)\b|\bn'",
+    "de": r"\b(?:nicht|nichts|kein|keine|keinen|nie|niemals|noch|sollte|soll|muss|müssen|wird|werde"
+    r"|werden|issue|meine[nmr]? (?:kommentar|review|anmerkung)"
+    r"|ticket|separate[nsr]?|eigene[nmsr]? pr|nächste[nmr]?)\b",
+    "fr": r"\b(?:pas|jamais|encore|ne|vais|va|doit|devrait|ticket|issue|autre|prochaine?"
+    r"|mon commentaire|ma remarque|ma revue)\b|\bn'",
     # Portuguese "no" is "in the": "ajustado no último commit"
     "es": r"\b(?:todavía|aún|nunca|falta|debe|debería)\b"
-    r"|\bno\b(?! (?:último|ultimo|primeiro|commit|código|codigo|arquivo|pr|branch|teste)\b)",
-    "pt": r"\b(?:não|ainda|nunca|deve|deveria)\b",
-    "zh": r"没|未|不|还|吗|待|要|需|冲突|合并|分支|描述|标题",
-    "ja": r"まだ|ません|ない|予定|べき|か[。]?$|コンフリクト|マージ|ブランチ|リベース",
-    "ko": r"아직|않|안\s|못|나요|까요|겠|충돌|머지|병합|브랜치|리베이스",
+    r"|\bno\b(?! (?:último|ultimo|primeiro|commit|código|codigo|arquivo|pr|branch|teste)\b)"
+    r"(?! (?:usad|utilizad|necesari)\w*)"
+    r"|\b(?:otro|otra|siguiente|próximo|próxima|backlog|mi comentario|mi revisión)\b",
+    # "não usado" (unused) describes the thing removed, it does not negate the edit
+    "pt": r"\b(?:ainda|nunca|deve|deveria|outro|outra|próximo|próxima|backlog|meu comentário"
+    r"|minha revisão)\b"
+    r"|\bnão\b(?! (?:usad|utilizad|necessári)\w*)",
+    "zh": r"没|未|不|还|吗|待|要|需|冲突|合并|分支|描述|标题|下个|下一个|迭代|另一个|别的|其他|评论|"
+    + edits.ZH_NOT_HERE,
+    "ja": r"まだ|ません|ない|予定|べき|か[。]?$|コンフリクト|マージ|ブランチ|リベース|別の|次の|他の"
+    r"|自分の|私の|僕の",
+    "ko": r"아직|않|안\s|못|나요|까요|겠|충돌|머지|병합|브랜치|리베이스|(?<![가-힣])제\s|댓글",
 }
 # Immediately before a dismissal cue, in the same clause: "this is NOT intentional", "IF it is by design".
 VETO_DISMISS_BEFORE = (
@@ -270,3 +324,12 @@ QUESTION = (
     r"|do|don't|are|aren't)\b|^(?:does|doesn't)\b(?!(?: not)? apply\b)"
     r"|か[。]?$|(?:나요|까요|습니까)[.。]?$"
 )
+
+# A rule's own veto, for cues that are about the code only when the sentence says nothing else:
+# "it is now a frozen dataclass" accepts, "CI is now green" does not.
+RULE_VETO: dict[tuple[str, str], str] = {
+    ("en", "now-state"): edits.EN_NOW_NOT_CODE
+    + r"|\b(?:fine|ok|okay|same|good|better|working|works)\b",
+    ("de", "jetzt"): edits.DE_NOW_NOT_CODE,
+    ("fr", "maintenant"): edits.FR_NOW_NOT_CODE,
+}

@@ -28,16 +28,34 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         NA,
         "expected intended",
         r"\b(?:this|that|it)(?:'s| is) (?:the )?(?:expected|intended)\b|^(?:expected|intended)\b"
-        r"|\bexpected behaviou?r\b",
+        r"|\bexpected behaviou?r\b|\b(?:is|are|was|were) (?:expected|intended)(?! to\b)(?=\s*(?:[.!;:,—–]|$))",
     ),
     (
         "en",
         "not-applicable",
         NA,
-        "applicable apply",
-        r"\b(?:not applicable|does(?:n't| not) apply)\b",
+        "applicable apply irrelevant relevant",
+        r"\b(?:not applicable|does(?:n't| not) apply)\b"
+        r"|\b(?:irrelevant|not relevant) (?:here|for (?:this|us|our)|to (?:this|us|our))\b",
     ),
     ("en", "false-alarm", FP, "false", r"\bfalse (?:alarm|positive)\b"),
+    (
+        "en",
+        "bot-misread",
+        FP,
+        "misread misunderstood misinterpreted misidentified misflagged flagged spurious",
+        r"\b(?:bot|tool|linter|analy[sz]er|checker|scanner|reviewer|review|model|it)\s+(?:\w+\s+)?"
+        r"(?:misread|misunderstood|misinterpreted|misidentified|mis-?flagged)\b"
+        r"|\bspurious (?:warning|finding|alert|report|flag|complaint|error)\b",
+    ),
+    (
+        "en",
+        "no-bug-here",
+        FP,
+        "bug issue problem",
+        r"^no (?:real |actual )?(?:bug|issue|problem) here\b"
+        r"|\bthere(?:'s| is) no (?:real |actual )?(?:bug|issue|problem) here\b",
+    ),
     (
         "en",
         "not-a-bug",
@@ -90,8 +108,17 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "en",
         "prefer-current",
         WF,
-        "prefer rather",
-        r"\b(?:i'd |i would |we'd )?(?:prefer|rather) (?:to )?(?:keep|leave)\b|\bi'd rather not\b",
+        "prefer rather keep keeping",
+        r"\b(?:i'd |i would |we'd )?(?:prefer|rather) (?:to )?(?:keep|leave)\b|\bi'd rather not\b"
+        r"|\bkeep(?:ing)? (?:the )?(?:current|existing|original|old|present) (?:behaviou?r|approach"
+        r"|implementation|code|version|name|naming|logic|form|wording|signature|api|order|default)s?\b",
+    ),
+    (
+        "en",
+        "declined",
+        WF,
+        "decline declined declining",
+        r"\bdeclin(?:e|ed|ing) (?:this|it|that|the suggestion)\b",
     ),
     ("en", "not-worth-it", WF, "worth", r"\bnot worth (?:it|the|fixing|changing)\b"),
     (
@@ -105,17 +132,21 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "en",
         "out-of-scope",
         OS,
-        "scope unrelated separate",
+        "scope unrelated separate belongs part pr change",
         r"\bout[- ]of[- ]scope\b|\boutside (?:of )?(?:the )?scope\b|\bbeyond the scope\b"
         r"|\bnot in scope\b|\bunrelated to (?:this|the) (?:pr|change|pull request)\b"
-        r"|\bseparate (?:pr|pull request)\b",
+        r"|\bseparate (?:pr|pull request)\b"
+        r"|\bbelongs (?:in|to) (?:its own|a separate|another|a different|a dedicated)"
+        r" (?:pr|pull request|change)\b"
+        r"|\bnot (?:part of|in|for) (?:this|the current) (?:pr|pull request|change|changeset)\b"
+        r"(?!\s+(?:yet|either)\b)",
     ),
     (
         "en",
         "matter-of-taste",
         ST,
-        "taste style stylistic preference choice bikeshed bikeshedding nit cosmetic",
-        r"\bmatter of (?:taste|style|preference|opinion)\b"
+        "taste style stylistic preference choice bikeshed bikeshedding nit cosmetic subjective",
+        r"\bmatter of (?:taste|style|preference|opinion)\b|\bsubjective\b"
         r"|\b(?:style|stylistic|naming|personal|spelling|formatting|cosmetic) (?:preference|choice)\b"
         r"|\bpersonal taste\b|\bpurely (?:stylistic|cosmetic)\b|\bstyle nit\b|\bbikeshed(?:ding)?\b",
     ),
@@ -126,6 +157,17 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "already",
         r"\balready (?:handled|covered|checked|validated|guarded|tested|caught|taken care of|enforced"
         r"|sanitized|escaped)\s+(?:in|by|at|on|elsewhere|above|below|upstream|earlier|inside|within)\b",
+    ),
+    (
+        "en",
+        "handled-elsewhere",
+        DU,
+        "already always",
+        r"\b(?:handled|covered|checked|validated|guarded|caught|enforced|sanitized|escaped)"
+        r" (?:in|by|at|inside) [^.!?;]{1,40}\balready\b|\bcovered already\b"
+        r"|\b(?:caller|callers|parent|upstream|middleware|framework|orm|schema|validator|constructor"
+        r"|parser|serializer|decorator|wrapper|database|router) (?:already|always) (?:validates"
+        r"|checks|handles|guards|escapes|sanitizes|covers|rejects|ensures|enforces|filters|catches)\b",
     ),
     ("en", "duplicate", DU, "duplicate dupe dup", r"\b(?:duplicate|dupe|dup) of\b"),
     # German
@@ -156,15 +198,17 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "de",
         "nicht-dieser-pr",
         OS,
-        "gehört außerhalb teil",
-        r"\bgehört nicht in diesen pr\b|\baußerhalb des (?:umfangs|scopes)\b|\bnicht teil dieses prs?\b",
+        "gehört außerhalb teil gegenstand bestandteil diesem",
+        r"\bgehört nicht in diesen pr\b|\baußerhalb des (?:umfangs|scopes)\b"
+        r"|\bnicht (?:teil|gegenstand|bestandteil) (?:dieses|des) (?:prs?|pull requests?)\b"
+        r"|\bnicht in diesem pr\b(?! (?:mehr|noch)\b)",
     ),
     (
         "de",
         "geschmackssache",
         ST,
-        "geschmackssache stilfrage",
-        r"\bgeschmackssache\b|\bstilfrage\b",
+        "geschmackssache stilfrage geschmacksfrage frage",
+        r"\bgeschmackssache\b|\bstilfrage\b|\bgeschmacksfrage\b|\bfrage des (?:stils|geschmacks)\b",
     ),
     (
         "de",
@@ -182,7 +226,7 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         NA,
         "voulu intentionnel intentionnelle attendu s'applique applicable",
         r"\bc'est voulu\b|\bvoulu\b|\bintentionnel(?:le)?\b|\bcomportement attendu\b"
-        r"|\bne s'applique pas\b|\bnon applicable\b",
+        r"|\bne s'applique pas\b|\bnon applicable\b|\bn'est pas applicable\b",
     ),
     (
         "fr",
@@ -196,8 +240,10 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
         "fr",
         "tel-quel",
         WF,
-        "laisse laisser",
-        r"\bon (?:le )?laisse (?:comme ça|tel quel|en l'état)\b|\blaisser (?:tel quel|comme ça|en l'état)\b",
+        "laisse laisser garde gardons laissons conserve conservons",
+        r"\bon (?:le )?laisse (?:comme ça|tel quel|en l'état)\b|\blaisser (?:tel quel|comme ça|en l'état)\b"
+        r"|\b(?:garde|gardons|laisse|laissons|conserve|conservons) (?:ça |cela |le |la |les |l')?"
+        r"(?:tel quel|telle quelle|tels quels|comme ça|en l'état)",
     ),
     ("fr", "hors-perimetre", OS, "hors", r"\bhors (?:du |de )?(?:périmètre|scope|sujet)\b"),
     (
@@ -292,7 +338,15 @@ DISMISS: tuple[tuple[str, str, Reason, str, str], ...] = (
     ("zh", "baochi", WF, "保持 不改 维持 就这样", r"保持现状|保持不变|不改了|维持原样|就这样吧"),
     ("zh", "chaochu-fanwei", OS, "范围", r"超出.{0,12}范围|不在.{0,12}范围"),
     ("zh", "fengge", ST, "风格 个人 见仁见智", r"风格问题|个人喜好|个人偏好|见仁见智"),
-    ("zh", "chongfu", DU, "在", r"已(?:经)?在.{1,20}(?:处理|校验|检查)"),
+    (
+        "zh",
+        "chongfu",
+        DU,
+        "在 上游 上层 调用方 调用者 外层 前面 之前 别处 其他地方 中间件 框架",
+        r"已(?:经)?在.{1,20}(?:处理|校验|检查)"
+        r"|(?:上游|上层|调用方|调用者|外层|前面|之前|别处|其他地方|中间件|框架)(?:已(?:经)?|都)"
+        r"(?:做了?|有)?(?:校验|检查|处理|验证|过滤|判断)",
+    ),
     # Japanese
     (
         "ja",

@@ -44,6 +44,15 @@ ACCEPTED = [
     "Fair point; the input is escaped now.",
     "I went ahead and made the change.",
     "This should be good now, I've added the null check.",
+    # any edit verb in the past tense opening a clause, and what the code now is or does
+    "Tightened the regex as suggested.",
+    "Sure, I've hoisted the compile out of the loop.",
+    "Aight, memoized it.",
+    "Went with your version.",
+    "We split the function in two.",
+    "The default is now `None`.",
+    "It's a frozen dataclass now.",
+    "The helper now returns early on an empty list.",
 ]
 
 DISMISSED = [
@@ -136,6 +145,18 @@ NEITHER = [
     "",
     # both at once
     "Intentional. Updated the comment to explain it.",
+    # an edit of the pull request, of one's own review, or of something else than the code
+    "Renamed the PR.",
+    "Deleted my earlier comment.",
+    "Made a note to revisit this.",
+    "I set up a meeting to discuss.",
+    "Switched to draft while I rework this.",
+    "Added it to the backlog.",
+    "Made things worse, reverting.",
+    # a state that is the build's, not the code's; a form that may be a request
+    "CI is now green.",
+    "It now takes ten minutes to run the suite.",
+    "Cast to `int` before the comparison.",
 ]
 
 LANGUAGES = [
@@ -186,6 +207,29 @@ LANGUAGES = [
     ("这个超出了本 PR 的范围。", Decision.DISMISSED, Reason.OUT_OF_SCOPE),
     ("コンフリクトを解消し、修正しました", None, None),
     ("충돌 해결하고 수정했습니다", None, None),
+    # edit statements in each language, and where they do not decide
+    ("Hab's umgebaut, danke.", Decision.ACCEPTED, None),
+    ("Ist jetzt eine Konstante.", Decision.ACCEPTED, None),
+    ("Entfernt wurde nichts.", None, None),
+    ("J'ai déplacé la validation dans le constructeur.", Decision.ACCEPTED, None),
+    (
+        "Ce n'est pas un problème, la liste est déjà triée.",
+        Decision.DISMISSED,
+        Reason.FALSE_POSITIVE,
+    ),
+    ("Lo cambié a `pathlib`.", Decision.ACCEPTED, None),
+    ("Lo moví a otro PR.", None, None),
+    ("Removi o import não usado.", Decision.ACCEPTED, None),
+    ("Ainda não troquei.", None, None),
+    ("改成常量了，谢谢。", Decision.ACCEPTED, None),
+    ("不改了", Decision.DISMISSED, Reason.WONT_FIX),
+    ("挪到下个 PR 了。", None, None),
+    ("関数に切り出しました。", Decision.ACCEPTED, None),
+    ("別の PR に移動しました。", None, None),
+    ("함수로 분리했습니다.", Decision.ACCEPTED, None),
+    ("제 코멘트를 삭제했습니다.", None, None),
+    # a vetoed acceptance ("handled ... already") leaves the reply to a duplicate refusal
+    ("This is handled in the middleware already.", Decision.DISMISSED, Reason.DUPLICATE),
 ]
 
 
@@ -227,6 +271,9 @@ def test_a_verdict_explains_itself() -> None:
     german = verdict("Ist jetzt behoben.")
     assert german is not None and german.rule == "natural.de.behoben"
     assert german.span == "behoben"
+    edit = verdict("Good catch — tightened the regex.")
+    assert edit is not None and edit.rule == "natural.edited"
+    assert edit.span == "tightened"
     refusal = verdict("This is intentional, see the ADR.")
     assert refusal is not None and refusal.rule == "natural.intentional"
     assert refusal.span == "intentional"

@@ -282,6 +282,8 @@ def _op(
     responses = {ok: answer, **(codes or {}), **ERRORS}
     op: dict[str, Any] = {"summary": summary, "parameters": list(params), "responses": responses}
     if body is not None:
+        responses["400"] = _json("Error", "the body is not a JSON object")
+        responses["413"] = _json("Error", "the body is over 64 KiB")
         op["requestBody"] = {
             "required": True,
             "content": {"application/json": {"schema": _ref(body)}},

@@ -19,8 +19,10 @@ from continual.surfaces import Handed, hand_review_lessons
 from continual.values import Source
 from continual.writeback import apply_decisions
 from ghapp.deps import Deps
+from ghapp.errors import Gone
 from ghapp.github import DraftComment, InstallationClient, Rejected, Review
 from ghapp.github_values import PullFile as GitHubFile
+from ghapp.github_values import ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
@@ -250,13 +252,16 @@ async def _post(
     else:
         log.info("review found already posted", extra=fields)
     engine = deps.engine
-    await asyncio.to_thread(
-        records.mark_posted, engine, draft.review_id, posted.id, now=deps.clock()
-    )
+    # Everything that follows the post is idempotent; the review counts as posted only once all
+    # of it is recorded, so a crash in between is finished by the retry (which finds the review).
+    comments: list[ReviewComment] = []
     if draft.comments:
-        comments = await client.list_review_comments_of_review(
-            target.repository, target.pr, posted.id
-        )
+        try:
+            comments = await client.list_review_comments_of_review(
+                target.repository, target.pr, posted.id
+            )
+        except Gone:  # deleted before we could read them back: nothing left to link
+            log.info("posted comments gone before they were read back", extra=fields)
         pairs = []
         for comment in comments:
             marker = parse_suggestion_marker(comment.body)
@@ -271,3 +276,6 @@ async def _post(
             apply_decisions, engine, decisions, source=Source.PROVEN, now=deps.clock()
         )
         log.info("proven findings written back", extra={**fields, "proven": len(decisions)})
+    await asyncio.to_thread(
+        records.mark_posted, engine, draft.review_id, posted.id, now=deps.clock()
+    )
