@@ -308,3 +308,17 @@ def test_emoji_only_replies_decide_nothing(text: str) -> None:
 @given(st.sampled_from(ACCEPTED), st.sampled_from(["?", " maybe", " but not here", " later"]))
 def test_a_hedge_or_question_turns_an_acceptance_into_discussion(text: str, tail: str) -> None:
     assert verdict(text.rstrip(".!") + tail) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fixed the CI failure, unrelated to this comment.",
+        "Fixed the typo in the PR description.",
+        "fixed the commit message",
+        "Fixed the changelog entry.",
+        "Applied the labels.",
+    ],
+)
+def test_a_typed_word_about_the_pull_request_itself_decides_nothing(text: str) -> None:
+    assert classify_reply(text, app_slug="hindsight") is None
