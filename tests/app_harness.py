@@ -22,7 +22,7 @@ from ghapp.models import Job, JobState
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
-from tests.simulator_support import APP_ID, ORG, REPO, app_key, make_client
+from tests.simulator_support import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support import serve, wait_for
 
 INSTALLATION_ID = 77
@@ -134,16 +134,7 @@ def running_app(
     `octo-org/widgets` (installation 77)."""
     key = app_key()
     with GitHubSimulator(app_id=APP_ID, public_key_pem=key.public_pem) as sim:
-        config = Settings(
-            database_url=database_url,
-            github_app_id=APP_ID,
-            github_private_key=key.private_pem,  # type: ignore[arg-type]
-            webhook_secret=WEBHOOK_SECRET,  # type: ignore[arg-type]
-            github_api_url=sim.base_url,
-            store_dir=tmp_path / "store",
-            config=tmp_path / "hindsight.toml",
-            **settings,
-        )
+        config = app_settings(sim, database_url, tmp_path, **settings)
         deps = build_deps(config, engine=engine, github=make_client(sim))
         with serve(create_app(config, deps=deps)) as url:
             sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)

@@ -18,11 +18,11 @@ from sqlalchemy import Engine
 from ghapp.app import build_deps, create_app
 from ghapp.deps import Deps
 from ghapp.routes import build_router
-from ghapp.settings import Settings, load_settings
+from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, addition_patch
 from ghapp.worker import Worker
 from tests.conftest import WEBHOOK_SECRET
-from tests.simulator_support import APP_ID, ORG, REPO, app_key, make_client
+from tests.simulator_support import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support import serve
 
 REVIEW_POSTS = r"^/repos/[^/]+/[^/]+/pulls/\d+/reviews$"
@@ -176,15 +176,8 @@ def harness(engine: Engine, tmp: Path, toml: str) -> Iterator[Harness]:
         sim = stack.enter_context(
             GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem)
         )
-        settings = load_settings(
-            database_url=engine.url.render_as_string(hide_password=False),
-            github_app_id=APP_ID,
-            github_private_key=app_key().private_pem,
-            webhook_secret=WEBHOOK_SECRET,
-            github_api_url=sim.base_url,
-            store_dir=store_dir,
-            config=config,
-            app_slug="hindsight",
+        settings = app_settings(
+            sim, engine.url.render_as_string(hide_password=False), tmp, app_slug="hindsight"
         )
         clock = MsClock()
         deps = build_deps(settings, engine=engine, github=make_client(sim), clock=clock)

@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import jwt
 from starlette.applications import Starlette
@@ -16,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ghapp.github import GitHubClient
+from ghapp.settings import Settings
 from ghapp.simulator import AppKeyPair, GitHubSimulator, generate_app_key
 from ghapp.simulator.server import LoopbackServer, bind
 
@@ -23,6 +26,7 @@ APP_ID = 424242
 APP_SLUG = "hindsight"
 ORG = "octo-org"
 REPO = "octo-org/widgets"
+WEBHOOK_SECRET = "test-webhook-secret"
 
 
 @functools.cache
@@ -66,6 +70,24 @@ def make_client(
         base_url=sim.base_url,
         **settings,  # type: ignore[arg-type]
     )
+
+
+def app_settings(
+    sim: GitHubSimulator, database_url: str, workdir: Path, **overrides: Any
+) -> Settings:
+    """The app's settings against `sim`: this session's key, the test webhook secret, and the
+    store and `hindsight.toml` under `workdir`; `overrides` replace any of them."""
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "github_app_id": APP_ID,
+        "github_private_key": app_key().private_pem,
+        "webhook_secret": WEBHOOK_SECRET,
+        "github_api_url": sim.base_url,
+        "store_dir": workdir / "store",
+        "config": workdir / "hindsight.toml",
+        **overrides,
+    }
+    return Settings(**values)
 
 
 def wait_until(condition: Callable[[], bool], timeout_s: float = 5.0) -> bool:

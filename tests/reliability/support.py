@@ -33,7 +33,7 @@ from ghapp.worker import Worker
 from tests.app_harness import INSTALLATION_ID
 from tests.conftest import WEBHOOK_SECRET
 from tests.review_support import REVIEW_POSTS, Harness, MsClock
-from tests.simulator_support import APP_ID, ORG, REPO, app_key, make_client
+from tests.simulator_support import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support import serve, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,15 +136,8 @@ def stage(
         config.write_text(toml)
     key = app_key()
     with GitHubSimulator(app_id=APP_ID, public_key_pem=key.public_pem) as sim:
-        settings = Settings(
-            database_url=database_url,
-            github_app_id=APP_ID,
-            github_private_key=key.private_pem,
-            webhook_secret=secret,
-            github_api_url=sim.base_url,
-            store_dir=tmp_path / "store",
-            config=config,
-            app_slug="hindsight",
+        settings = app_settings(
+            sim, database_url, tmp_path, webhook_secret=secret, app_slug="hindsight"
         )
         env = {
             **os.environ,
@@ -245,15 +238,8 @@ def in_process(
     config = tmp_path / "hindsight.toml"
     config.write_text(toml)
     with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as sim:
-        settings = Settings(
-            database_url=engine.url.render_as_string(hide_password=False),
-            github_app_id=APP_ID,
-            github_private_key=app_key().private_pem,
-            webhook_secret=WEBHOOK_SECRET,
-            github_api_url=sim.base_url,
-            store_dir=tmp_path / "store",
-            config=config,
-            app_slug="hindsight",
+        settings = app_settings(
+            sim, engine.url.render_as_string(hide_password=False), tmp_path, app_slug="hindsight"
         )
         clock = MsClock()
         github = make_client(sim, timeout_s=timeout_s)

@@ -13,11 +13,10 @@ from continual.schema import Entry, Receipt
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghapp.models import Job
-from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator
 from tests.app_harness import INSTALLATION_ID, Harness
 from tests.conftest import WEBHOOK_SECRET
-from tests.simulator_support import APP_ID, ORG, REPO, app_key, make_client
+from tests.simulator_support import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support import serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,15 +28,7 @@ def test_two_workers_on_one_repository_keep_entries_consistent(
 ) -> None:
     key = app_key()
     with GitHubSimulator(app_id=APP_ID, public_key_pem=key.public_pem) as sim:
-        settings = Settings(
-            database_url=database_url,
-            github_app_id=APP_ID,
-            github_private_key=key.private_pem,  # type: ignore[arg-type]
-            webhook_secret=WEBHOOK_SECRET,  # type: ignore[arg-type]
-            github_api_url=sim.base_url,
-            store_dir=tmp_path / "store",
-            config=tmp_path / "absent.toml",
-        )
+        settings = app_settings(sim, database_url, tmp_path, config=tmp_path / "absent.toml")
         deps = build_deps(settings, engine=engine, github=make_client(sim))
         with serve(create_app(settings, deps=deps)) as url:
             # The web process runs its own worker only while the scene is set up.
