@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from continual.lifecycle import ReceiptFacts, entry_state, tally
 from continual.recall_index import Card, RecallIndex
@@ -232,6 +233,52 @@ def build_snapshot(conn: Connection, account_id: int, *, now: int) -> Snapshot:
     lessons = load_lessons(conn, account_id, now=now)
     active = [lesson.card() for lesson in lessons if lesson.state is EntryState.ACTIVE]
     return Snapshot(account_id, now, tuple(lessons), RecallIndex.build(active))
+
+
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    fingerprint: tuple[int, int]
+    snapshot: Snapshot
+
+
+class SnapshotCache:
+    """Snapshots per account, reused while the account's entries stay as they were.
+
+    Every change of an entry bumps its revision (and a new entry adds a row), so the count and
+    the sum of revisions tell a stale snapshot in one indexed query; `max_age_ms` bounds how long
+    a snapshot's clock may lag (expiry). Building a snapshot reads and indexes every lesson of the
+    account, which at 100,000 entries takes seconds; a hit costs one aggregate query.
+    """
+
+    def __init__(self, *, max_age_ms: int = 60_000, max_accounts: int = 64) -> None:
+        self.max_age_ms = max_age_ms
+        self.max_accounts = max_accounts
+        self._items: dict[int, _Cached] = {}
+        self._lock = threading.Lock()
+        self.builds = 0
+
+    def get(self, conn: Connection, account_id: int, *, now: int) -> Snapshot:
+        fingerprint = conn.execute(
+            select(func.count(), func.coalesce(func.sum(Entry.revision), 0)).where(
+                Entry.account_id == account_id
+            )
+        ).one()
+        key = (int(fingerprint[0]), int(fingerprint[1]))
+        with self._lock:
+            cached = self._items.get(account_id)
+        if (
+            cached is not None
+            and cached.fingerprint == key
+            and 0 <= now - cached.snapshot.now < self.max_age_ms
+        ):
+            return cached.snapshot
+        snapshot = build_snapshot(conn, account_id, now=now)
+        with self._lock:
+            self.builds += 1
+            if len(self._items) >= self.max_accounts and account_id not in self._items:
+                self._items.pop(next(iter(self._items)))
+            self._items[account_id] = _Cached(key, snapshot)
+        return snapshot
 
 
 def lessons_of(lessons: Sequence[Lesson], repository: str | None) -> list[Lesson]:

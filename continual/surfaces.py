@@ -23,7 +23,7 @@ from continual.injections import (
 )
 from continual.packing import BYTES_PER_TOKEN, Packed, pack
 from continual.persons import Preference, Recording
-from continual.recall import Snapshot, build_snapshot
+from continual.recall import Snapshot, SnapshotCache, build_snapshot
 from continual.recall_index import Card
 from continual.schema_reviews import MemoryItemRow
 from continual.values import Surface
@@ -104,12 +104,13 @@ def _deliver(
     person_id: int | None,
     now: int,
     dedupe_surfaces: Iterable[Surface] | None = None,
+    snapshots: SnapshotCache | None = None,
 ) -> Handed:
     """Snapshot, compose within the session's dedupe and record the row, in one transaction;
     then (after commit, with an Engine) the injections.jsonl line and the log line."""
     with _transaction(conn_or_engine) as conn:
         target = locate(conn)
-        snapshot = build_snapshot(conn, target.account_id, now=now)
+        snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
         seen: set[tuple[str, int]] = set()
         if recording is not Recording.OFF:
             seen = seen_in_session(
@@ -125,6 +126,14 @@ def _deliver(
     if recording is Recording.FULL:
         publish(store_dir, target, handed, now=now)
     return handed
+
+
+def _snapshot(
+    conn: Connection, account_id: int, *, now: int, snapshots: SnapshotCache | None
+) -> Snapshot:
+    if snapshots is None:
+        return build_snapshot(conn, account_id, now=now)
+    return snapshots.get(conn, account_id, now=now)
 
 
 def _with_recorded(handed: Handed) -> Handed:
@@ -190,6 +199,7 @@ def hand_review_lessons(
     cap: int = REVIEW_LESSON_CAP,
     now: int,
     max_chars: int | None = None,
+    snapshots: SnapshotCache | None = None,
 ) -> Handed:
     """The review surface: the lessons for a review's changed paths and identifiers.
 
@@ -239,6 +249,7 @@ def hand_review_lessons(
         recording=Recording.FULL,
         person_id=None,
         now=now,
+        snapshots=snapshots,
         dedupe_surfaces=(),
     )
 
@@ -298,6 +309,7 @@ def hand_brief(
     preference: Preference,
     person_id: int | None,
     now: int,
+    snapshots: SnapshotCache | None = None,
 ) -> Handed:
     """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1)
     and recalled memory (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
@@ -332,6 +344,7 @@ def hand_brief(
         recording=preference.recording,
         person_id=person_id,
         now=now,
+        snapshots=snapshots,
     )
 
 
@@ -347,6 +360,7 @@ def hand_context(
     preference: Preference,
     person_id: int | None,
     now: int,
+    snapshots: SnapshotCache | None = None,
 ) -> Handed:
     """A context push for one agent tool call (surfacing 3): the lessons its paths and names
     retrieve that the session does not hold yet."""
@@ -380,6 +394,7 @@ def hand_context(
         recording=preference.recording,
         person_id=person_id,
         now=now,
+        snapshots=snapshots,
     )
 
 
@@ -398,10 +413,15 @@ def standing_pack(
 
 
 def preview_recall(
-    conn: Connection, target: Target, *, preference: Preference, now: int
+    conn: Connection,
+    target: Target,
+    *,
+    preference: Preference,
+    now: int,
+    snapshots: SnapshotCache | None = None,
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
-    snapshot = build_snapshot(conn, target.account_id, now=now)
+    snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
     packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=set())
     return _handed(Surface.RECALL, "", packed), snapshot
 
@@ -415,6 +435,7 @@ def hand_recall(
     preference: Preference,
     person_id: int | None,
     now: int,
+    snapshots: SnapshotCache | None = None,
 ) -> Handed:
     """The recall surface: an explicit ask for the repository's lessons within a session.
 
@@ -436,4 +457,5 @@ def hand_recall(
         recording=preference.recording,
         person_id=person_id,
         now=now,
+        snapshots=snapshots,
     )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
+from continual.recall import SnapshotCache
 from ghapp.jobs import Clock, JobQueue
 from ghapp.settings import Settings
 from review.config import ReviewConfig
@@ -23,3 +24,4 @@ class Deps:
     github: GitHubClient | None
     clock: Clock
     review_config: ReviewConfig | None = None
+    snapshots: SnapshotCache = field(default_factory=SnapshotCache)

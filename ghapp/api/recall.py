@@ -63,7 +63,9 @@ async def active(request: Request, caller: Caller) -> Response:
     def work() -> tuple[Handed, list[Lesson]]:
         if session is None:
             with reading(deps.engine) as conn:
-                handed, snapshot = preview_recall(conn, target, preference=card, now=now)
+                handed, snapshot = preview_recall(
+                    conn, target, preference=card, now=now, snapshots=deps.snapshots
+                )
             return handed, list(snapshot.lessons)
         handed = hand_recall(
             deps.engine,
@@ -73,6 +75,7 @@ async def active(request: Request, caller: Caller) -> Response:
             preference=card,
             person_id=caller.person_id,
             now=now,
+            snapshots=deps.snapshots,
         )
         return handed, _lessons(request, caller)
 
@@ -96,6 +99,7 @@ async def brief(request: Request, caller: Caller) -> Response:
         preference=card,
         person_id=caller.person_id,
         now=deps.clock(),
+        snapshots=deps.snapshots,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -130,6 +134,7 @@ async def context(request: Request, caller: Caller) -> Response:
         preference=card,
         person_id=caller.person_id,
         now=deps.clock(),
+        snapshots=deps.snapshots,
     )
     return JSONResponse(handed_json(target, handed))
 

@@ -132,6 +132,7 @@ def _lessons(
         words=[info.title],
         cap=cap,
         now=deps.clock(),
+        snapshots=deps.snapshots,
     )
 
 
