@@ -44,18 +44,18 @@ class Worker:
             if len(self._running) >= self.concurrency:
                 await asyncio.wait(self._running, return_when=asyncio.FIRST_COMPLETED)
                 continue
+            self._wake.clear()  # before claiming: a wake-up during the claim is not lost
             jobs = await asyncio.to_thread(
                 self.queue.claim_many, self.concurrency - len(self._running)
             )
             if not jobs:
-                self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
                 continue
             for job in jobs:
                 task = asyncio.create_task(self._settle(job), name=f"job-{job.id}")
                 self._running.add(task)
-                task.add_done_callback(self._running.discard)
+                task.add_done_callback(self._finished)
         if self._running:
             await asyncio.wait(self._running)
         log.info("worker stopped")
@@ -69,6 +69,12 @@ class Worker:
                 return ran
             await self._settle(job)
             ran += 1
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        # A settled job frees a slot and may have promoted the next job of its pull request:
+        # claim again now rather than after the idle poll.
+        self._running.discard(task)
+        self._wake.set()
 
     def stop(self) -> None:
         self._stopping.set()
