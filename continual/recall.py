@@ -9,11 +9,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from continual.lifecycle import ReceiptFacts, entry_state, tally
 from continual.recall_index import Card, RecallIndex
-from continual.schema import Entry, Receipt, Repository, Suggestion
+from continual.schema import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import Decision, EntryState, Scope, Source
 
 # The only sources that widen a lesson to its account (SPEC §6).
@@ -237,17 +237,17 @@ def build_snapshot(conn: Connection, account_id: int, *, now: int) -> Snapshot:
 
 @dataclass(frozen=True, slots=True)
 class _Cached:
-    fingerprint: tuple[int, int]
+    generation: int
     snapshot: Snapshot
 
 
 class SnapshotCache:
     """Snapshots per account, reused while the account's entries stay as they were.
 
-    Every change of an entry bumps its revision (and a new entry adds a row), so the count and
-    the sum of revisions tell a stale snapshot in one indexed query; `max_age_ms` bounds how long
-    a snapshot's clock may lag (expiry). Building a snapshot reads and indexes every lesson of the
-    account, which at 100,000 entries takes seconds; a hit costs one aggregate query.
+    Every change of an entry bumps the account's `store_generation` in the same transaction, so
+    one primary-key read tells a stale snapshot; `max_age_ms` bounds how long a snapshot's clock
+    may lag (expiry). Building a snapshot reads and indexes every lesson of the account, which at
+    100,000 entries takes seconds; a hit costs that one read.
     """
 
     def __init__(self, *, max_age_ms: int = 60_000, max_accounts: int = 64) -> None:
@@ -258,17 +258,17 @@ class SnapshotCache:
         self.builds = 0
 
     def get(self, conn: Connection, account_id: int, *, now: int) -> Snapshot:
-        fingerprint = conn.execute(
-            select(func.count(), func.coalesce(func.sum(Entry.revision), 0)).where(
-                Entry.account_id == account_id
-            )
-        ).one()
-        key = (int(fingerprint[0]), int(fingerprint[1]))
+        generation = int(
+            conn.execute(
+                select(Account.store_generation).where(Account.id == account_id)
+            ).scalar_one_or_none()
+            or 0
+        )
         with self._lock:
             cached = self._items.get(account_id)
         if (
             cached is not None
-            and cached.fingerprint == key
+            and cached.generation == generation
             and 0 <= now - cached.snapshot.now < self.max_age_ms
         ):
             return cached.snapshot
@@ -277,7 +277,7 @@ class SnapshotCache:
             self.builds += 1
             if len(self._items) >= self.max_accounts and account_id not in self._items:
                 self._items.pop(next(iter(self._items)))
-            self._items[account_id] = _Cached(key, snapshot)
+            self._items[account_id] = _Cached(generation, snapshot)
         return snapshot
 
 

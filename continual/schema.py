@@ -38,6 +38,9 @@ class Account(Base):
     login: Mapped[str] = mapped_column(String(100), unique=True)
     type: Mapped[str] = mapped_column(String(20), default="User")
     created_ms: Mapped[int] = mapped_column(BigInteger)
+    # Bumped with every change of one of the account's entries: a recall snapshot built at one
+    # generation is current while the generation is unchanged.
+    store_generation: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class Repository(Base):

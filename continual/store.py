@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
-from continual.schema import Entry, Receipt, Suggestion
+from continual.schema import Account, Entry, Receipt, Suggestion
 from continual.values import Decision, Reason, Source
 
 
@@ -132,8 +132,18 @@ def is_tombstoned_source(conn: Connection, repository_id: int, key: str, source_
     return any(source_id in json.loads(sources or "[]") for sources in rows)
 
 
+def touch_account(conn: Connection, account_id: Any) -> None:
+    """Bump the account's store generation: its recall snapshots are stale from now on."""
+    conn.execute(
+        update(Account)
+        .where(Account.id == account_id)
+        .values(store_generation=Account.store_generation + 1)
+    )
+
+
 def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
     entry_id = new_id("e")
+    touch_account(conn, new.account_id)
     conn.execute(
         insert(Entry).values(
             id=entry_id,
@@ -178,6 +188,7 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
         if current is None or current.deleted_ms is not None:
             raise EntryGone(entry_id)
         raise RevisionConflict(entry_id, expected)
+    touch_account(conn, select(Entry.account_id).where(Entry.id == entry_id).scalar_subquery())
     return expected + 1
 
 
