@@ -23,6 +23,10 @@ BENCHMARKS = {
     "ingress": (["bench/ingress.py", "--seconds", "60"], ["bench/ingress.py", "--seconds", "10"]),
     "jobqueue": (["bench/jobqueue.py", "--jobs", "5000"], ["bench/jobqueue.py", "--jobs", "2000"]),
     "recall": (["bench/recall.py"], ["bench/recall.py", "--entries", "100000", "--queries", "100"]),
+    "surfaces": (
+        ["bench/surfaces.py"],
+        ["bench/surfaces.py", "--entries", "100000", "--queries", "100"],
+    ),
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
     "writeback": (["bench/writeback.py"], ["bench/writeback.py"]),
     "review": (["bench/review.py"], ["bench/review.py"]),

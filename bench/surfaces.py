@@ -1,0 +1,205 @@
+"""Recall through the product path: a context push per agent tool call at 100,000 stored entries.
+
+Run: `python bench/surfaces.py [--entries 100000] [--queries 300]`. The same entries as
+`bench/recall.py` are written to a SQLite store (each with a suggestion and an accepted receipt),
+then every query goes through `continual.surfaces.hand_context` with the API's snapshot cache:
+the cache check, search, packing, and the durable injection record (row + injections.jsonl line).
+Side by side, in the same run: the index search alone on the same snapshot, and one cold build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import Engine  # noqa: E402
+
+from bench.common import bar, percentile, pin  # noqa: E402
+from bench.recall import REPOSITORIES, build_workload  # noqa: E402
+from continual.injections import Target  # noqa: E402
+from continual.lifecycle import CONFIRMATION_TTL_MS, DAY_MS  # noqa: E402
+from continual.persons import Preference  # noqa: E402
+from continual.recall import SnapshotCache  # noqa: E402
+from continual.recall_index import Card  # noqa: E402
+from continual.schema import Account, Entry, Receipt, Repository, Suggestion  # noqa: E402
+from continual.surfaces import hand_context  # noqa: E402
+from ghapp.db import make_engine, migrate, reading  # noqa: E402
+
+ACCOUNT_ID = 1
+NOW = 1_780_000_000_000
+BATCH = 5_000
+
+
+def populate(engine: Engine, cards: list[Card]) -> int:
+    """Write the cards as active entries; one live entry per key per repository."""
+    repository_ids = {name: 100 + i for i, name in enumerate(REPOSITORIES)}
+    kept = list({(card.repository, card.key): card for card in reversed(cards)}.values())
+    with engine.begin() as conn:
+        conn.execute(
+            Account.__table__.insert().values(
+                id=ACCOUNT_ID, login="acme", type="Organization", created_ms=0
+            )
+        )
+        conn.execute(
+            Repository.__table__.insert(),
+            [
+                {"id": rid, "account_id": ACCOUNT_ID, "full_name": name}
+                for name, rid in repository_ids.items()
+            ],
+        )
+    confirmed = NOW - DAY_MS
+    for start in range(0, len(kept), BATCH):
+        chunk = kept[start : start + BATCH]
+        with engine.begin() as conn:
+            conn.execute(
+                Suggestion.__table__.insert(),
+                [
+                    {
+                        "id": f"s{card.id}",
+                        "account_id": ACCOUNT_ID,
+                        "repository_id": repository_ids[card.repository],
+                        "pr": 1,
+                        "head_sha": "a" * 40,
+                        "path": card.files[0] if card.files else "x.py",
+                        "line": 1,
+                        "seat": "alpha",
+                        "lab": "acme-labs",
+                        "lens": card.lens,
+                        "title": card.title,
+                        "body": "",
+                        "lesson": card.text,
+                        "entry_key": card.key,
+                        "proven": False,
+                        "created_ms": 0,
+                    }
+                    for card in chunk
+                ],
+            )
+            conn.execute(
+                Entry.__table__.insert(),
+                [
+                    {
+                        "id": card.id,
+                        "account_id": ACCOUNT_ID,
+                        "repository_id": repository_ids[card.repository],
+                        "key": card.key,
+                        "scope": "repository",
+                        "lens": card.lens,
+                        "title": card.title,
+                        "text": card.text,
+                        "admission": None,
+                        "associations": json.dumps(
+                            {
+                                "files": list(card.files),
+                                "folders": list(card.folders),
+                                "identifiers": list(card.identifiers),
+                                "keyword_groups": [list(g) for g in card.keyword_groups],
+                            }
+                        ),
+                        "revision": card.revision,
+                        "last_confirmed_ms": confirmed,
+                        "expires_ms": confirmed + CONFIRMATION_TTL_MS,
+                        "created_ms": 0,
+                    }
+                    for card in chunk
+                ],
+            )
+            conn.execute(
+                Receipt.__table__.insert(),
+                [
+                    {
+                        "entry_id": card.id,
+                        "account_id": ACCOUNT_ID,
+                        "suggestion_id": f"s{card.id}",
+                        "decision": "accepted",
+                        "source": "reply",
+                        "rule": "grammar.accept",
+                        "span": "accept",
+                        "seat": "alpha",
+                        "lab": "acme-labs",
+                        "pr": 1,
+                        "head_sha": "a" * 40,
+                        "actor": "olivia",
+                        "at_ms": confirmed,
+                        "superseded": False,
+                    }
+                    for card in chunk
+                ],
+            )
+    return len(kept)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    pin(0)
+    workload = build_workload(args.entries, args.queries)
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = make_engine(f"sqlite:///{Path(tmp) / 'store.db'}")
+        migrate(engine)
+        started = time.perf_counter()
+        stored = populate(engine, workload.cards)
+        print(
+            f"surfaces: {stored:,} active entries written in {time.perf_counter() - started:.1f} s"
+        )
+        cache = SnapshotCache(max_age_ms=3_600_000)
+        started = time.perf_counter()
+        with reading(engine) as conn:
+            snapshot = cache.get(conn, ACCOUNT_ID, now=NOW)
+        cold = time.perf_counter() - started
+        preference = Preference(lesson_cap=10)
+        pushed, searched, handed = [], [], 0
+        for n, query in enumerate(workload.queries):
+            repository = str(query["repository"])
+            target = Target(ACCOUNT_ID, "acme", 100 + REPOSITORIES.index(repository), repository)
+            started = time.perf_counter()
+            snapshot.index.search(
+                paths=query["paths"],
+                identifiers=query["identifiers"],
+                words=query["words"],  # type: ignore[arg-type]
+                repository=repository,
+                limit=preference.lesson_cap,
+            )
+            searched.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            result = hand_context(
+                engine,
+                Path(tmp) / "store",
+                target,
+                session_id=f"agent-{n}",
+                paths=query["paths"],
+                identifiers=query["identifiers"],
+                words=query["words"],  # type: ignore[arg-type]
+                preference=preference,
+                person_id=None,
+                now=NOW,
+                snapshots=cache,
+            )
+            pushed.append((time.perf_counter() - started) * 1000)
+            handed += len(result.entries)
+        engine.dispose()
+    p95 = percentile(pushed, 95)
+    print(
+        f"  cold snapshot (read + index every lesson): {cold * 1000:,.0f} ms, once per store change\n"
+        f"  index search alone : p50 {percentile(searched, 50):.2f} ms, p95 {percentile(searched, 95):.2f} ms\n"
+        f"  context push (cache check, search, pack, durable record): p50 {percentile(pushed, 50):.2f} ms, "
+        f"p95 {p95:.2f} ms, mean {statistics.fmean(pushed):.2f} ms; {handed / len(pushed):.1f} lessons a push\n"
+        f"  snapshot builds: {cache.builds} (the records bump nothing: injections are not entries)"
+    )
+    lines = [bar("recall-context-push-p95", round(p95, 2), "ms", "<=", 5)]
+    print("\n".join(lines))
+    return 0 if all(line.endswith("PASS") for line in lines) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
