@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection, select
 
 from continual.lifecycle import ReceiptFacts, entry_state, tally
@@ -181,7 +181,7 @@ def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]
                 confirmations=counts.accepted,
                 last_confirmed_ms=entry.last_confirmed_ms,
                 expires_ms=entry.expires_ms,
-                associations=json.loads(entry.associations or "{}"),
+                associations=orjson.loads(entry.associations or "{}"),
             )
         )
     lessons.sort(key=lambda lesson: (lesson.repository, lesson.key, lesson.id))
