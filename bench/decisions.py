@@ -11,8 +11,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import bar
-from continual.decide import Author, ReviewComment, decide_pull
-from continual.keys import entry_key
+from continual.decide import Author, ThreadComment, decide_pull
+from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
 from continual.replies import classify_reply
 
@@ -83,7 +83,7 @@ def replies_per_second(texts: list[str]) -> float:
     return done / (time.perf_counter() - start)
 
 
-def synthetic_comments(texts: list[str]) -> tuple[list[ReviewComment], set[str]]:
+def synthetic_comments(texts: list[str]) -> tuple[list[ThreadComment], set[str]]:
     """THREADS suggestion comments of the bot, each with REPLIES_PER_THREAD replies."""
     bot = Author(BOT_LOGIN, "Bot", "NONE", via_app=True)
     people = [
@@ -94,7 +94,7 @@ def synthetic_comments(texts: list[str]) -> tuple[list[ReviewComment], set[str]]
     ]
     key = entry_key("correctness", "Unchecked parse_config result")
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    comments: list[ReviewComment] = []
+    comments: list[ThreadComment] = []
     known: set[str] = set()
     next_id = 1
     for thread in range(THREADS):
@@ -102,13 +102,13 @@ def synthetic_comments(texts: list[str]) -> tuple[list[ReviewComment], set[str]]
         known.add(sid)
         head = next_id
         body = with_suggestion_marker("Check the result of `parse_config`.", sid, key)
-        comments.append(ReviewComment(head, body, bot, None, t0, path="src/app.py", line=12))
+        comments.append(ThreadComment(head, body, bot, None, t0, path="src/app.py", line=12))
         next_id += 1
         for offset in range(REPLIES_PER_THREAD):
             text = texts[(thread * REPLIES_PER_THREAD + offset) % len(texts)]
             author = people[(thread + offset) % len(people)]
             created = t0 + timedelta(minutes=offset + 1)
-            comments.append(ReviewComment(next_id, text, author, head, created))
+            comments.append(ThreadComment(next_id, text, author, head, created))
             next_id += 1
     return comments, known
 

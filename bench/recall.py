@@ -14,8 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from continual.associations import associate
-from continual.recall_index import Card, RecallIndex
-from continual.recall_scan import scan
+from continual.recall.index import Card, RecallIndex
+from continual.recall.scan import scan
 
 SEED = 20240611
 TARGET_P95_MS = 5.0

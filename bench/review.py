@@ -16,10 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import select
 
 from bench.common import bar
-from continual.schema_reviews import CallRecordRow
+from continual.tables import CallRecordRow
 from ghapp.app import build_deps
 from ghapp.db import make_engine, migrate
-from ghapp.github import GitHubClient
+from ghapp.github.client import GitHubClient
 from ghapp.handlers.reviews import on_review
 from ghapp.jobs import ClaimedJob
 from ghapp.settings import load_settings

@@ -22,12 +22,12 @@ from bench.common import bar  # noqa: E402
 from bench.decisions import CORPUS, synthetic_comments  # noqa: E402
 from continual import store  # noqa: E402
 from continual.decide import decide_pull  # noqa: E402
-from continual.keys import entry_key  # noqa: E402
+from continual.entry_keys import entry_key  # noqa: E402
 from continual.markers import with_suggestion_marker  # noqa: E402
-from continual.schema import Account, Repository  # noqa: E402
+from continual.tables import Account, Repository  # noqa: E402
 from ghapp.app import build_deps  # noqa: E402
 from ghapp.db import make_engine, migrate, reading  # noqa: E402
-from ghapp.github import GitHubClient  # noqa: E402
+from ghapp.github.client import GitHubClient  # noqa: E402
 from ghapp.handlers.writeback import write_back_pull  # noqa: E402
 from ghapp.settings import Settings  # noqa: E402
 from ghapp.simulator import GitHubSimulator, generate_app_key  # noqa: E402

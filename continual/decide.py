@@ -26,7 +26,7 @@ class Author:
 
 
 @dataclass(frozen=True)
-class ReviewComment:
+class ThreadComment:
     """One pull-request review comment as it reads now (edited bodies as edited)."""
 
     id: int
@@ -46,7 +46,7 @@ class Thread:
     suggestion_id: str
     entry_key: str
     comment_id: int
-    replies: tuple[ReviewComment, ...]
+    replies: tuple[ThreadComment, ...]
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class FixPull:
     merged_at: datetime | None = None
     closed_at: datetime | None = None
     merged_by: str | None = None
-    comments: tuple[ReviewComment, ...] = ()
+    comments: tuple[ThreadComment, ...] = ()
 
 
 def is_bot(author: Author) -> bool:
@@ -96,7 +96,7 @@ def is_app_bot(author: Author, *, bot_login: str) -> bool:
 
 
 def build_threads(
-    comments: Iterable[ReviewComment], *, bot_login: str, known_suggestion_ids: Container[str]
+    comments: Iterable[ThreadComment], *, bot_login: str, known_suggestion_ids: Container[str]
 ) -> list[Thread]:
     """Suggestion threads of one PR: the bot's marked comments the store knows, with their replies."""
     ordered = sorted(comments, key=lambda comment: comment.id)
@@ -114,7 +114,7 @@ def build_threads(
             continue
         seen.add(marker.suggestion_id)
         heads[comment.id] = (marker.suggestion_id, marker.entry_key)
-    replies: dict[int, list[ReviewComment]] = {head: [] for head in heads}
+    replies: dict[int, list[ThreadComment]] = {head: [] for head in heads}
     for comment in ordered:
         if comment.in_reply_to_id in replies:
             replies[comment.in_reply_to_id].append(comment)
@@ -126,9 +126,9 @@ def build_threads(
 
 
 def _latest(
-    suggestion_id: str, verdicts: Iterable[tuple[ReviewComment, Verdict]], source: Source
+    suggestion_id: str, verdicts: Iterable[tuple[ThreadComment, Verdict]], source: Source
 ) -> ThreadDecision | None:
-    best: tuple[ReviewComment, Verdict] | None = None
+    best: tuple[ThreadComment, Verdict] | None = None
     for reply, verdict in verdicts:
         if best is None or (reply.created_at, reply.id) >= (best[0].created_at, best[0].id):
             best = (reply, verdict)
@@ -165,7 +165,7 @@ def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
 
 
 def decide_pull(
-    comments: Iterable[ReviewComment],
+    comments: Iterable[ThreadComment],
     *,
     bot_login: str,
     app_slug: str,

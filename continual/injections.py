@@ -13,8 +13,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, delete, insert, or_, select
 
 from continual.persons import Recording
-from continual.schema import Account, Repository
-from continual.schema_people import Injection
+from continual.tables import Account, Injection, Repository
 from continual.values import Surface
 
 log = logging.getLogger(__name__)

@@ -9,17 +9,19 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
-from continual.recall import Lesson, load_lessons
-from continual.schema import Receipt, Repository, Suggestion
-from continual.schema_people import Injection
-from continual.schema_reviews import (
+from continual.recall.snapshot import Lesson, load_lessons
+from continual.tables import (
     Agreement,
     CallRecordRow,
     CallStatus,
-    MemoryHit,
+    Injection,
+    MemoryHitRow,
     MemoryItemRow,
+    Receipt,
+    Repository,
     ReviewRecord,
     ReviewState,
+    Suggestion,
 )
 from continual.values import Decision, EntryState, Surface
 
@@ -214,9 +216,9 @@ def review_ledger(
     memory = _memory(conn, account_id, now)
     hits = dict(
         conn.execute(
-            select(MemoryHit.repository_id, func.count())
-            .where(MemoryHit.account_id == account_id)
-            .group_by(MemoryHit.repository_id)
+            select(MemoryHitRow.repository_id, func.count())
+            .where(MemoryHitRow.account_id == account_id)
+            .group_by(MemoryHitRow.repository_id)
         ).all()
     )
     result: list[dict[str, Any]] = []

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 
-from continual.recall_index import Card, Hit
+from continual.recall.index import Card, Scored
 
 BYTES_PER_TOKEN = 4
 OMITTED_LINE = "{n} more omitted"
@@ -44,7 +44,7 @@ def _assemble(header: str, bodies: Iterable[str], omitted: int) -> str:
 
 
 def pack(
-    hits_or_cards: Iterable[Hit | Card],
+    hits_or_cards: Iterable[Scored | Card],
     *,
     cap: int,
     max_chars: int | None = None,
@@ -78,7 +78,7 @@ def pack(
     eligible: list[Card] = []
     chosen: set[tuple[str, int]] = set()
     for item in hits_or_cards:
-        card = item.card if isinstance(item, Hit) else item
+        card = item.card if isinstance(item, Scored) else item
         entry = (card.id, card.revision)
         if entry in seen or entry in chosen:
             continue

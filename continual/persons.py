@@ -11,8 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
-from continual.schema import Account
-from continual.schema_people import Person, Token
+from continual.tables import Account, Person, Token
 
 TOKEN_PREFIX = "hs_"
 TOKEN_BYTES = 32

@@ -12,9 +12,15 @@ from sqlalchemy import Connection, Engine, delete, select
 
 from continual import store
 from continual.injections import injections_path
-from continual.schema import Account, Receipt, Repository, Suggestion
-from continual.schema_people import Injection
-from continual.schema_reviews import MemoryHit, MemoryItemRow
+from continual.tables import (
+    Account,
+    Injection,
+    MemoryHitRow,
+    MemoryItemRow,
+    Receipt,
+    Repository,
+    Suggestion,
+)
 
 MAX_ATTEMPTS = 8
 
@@ -85,7 +91,7 @@ def _known(conn: Connection, account_id: int, session_id: str) -> bool:
     for table, column in (
         (Injection, Injection.session_id),
         (MemoryItemRow, MemoryItemRow.review_id),
-        (MemoryHit, MemoryHit.review_id),
+        (MemoryHitRow, MemoryHitRow.review_id),
         (Suggestion, Suggestion.review_id),
     ):
         found = conn.execute(
@@ -139,8 +145,8 @@ def _delete_once(
         )
     ).rowcount
     hits = conn.execute(
-        delete(MemoryHit).where(
-            MemoryHit.account_id == account_id, MemoryHit.review_id == session_id
+        delete(MemoryHitRow).where(
+            MemoryHitRow.account_id == account_id, MemoryHitRow.review_id == session_id
         )
     ).rowcount
     return SessionDeleted(session_id, injections, 0, items, hits, len(only), kept)

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, delete, insert, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
-from continual.schema import Account, Entry, Receipt, Suggestion
+from continual.tables import Account, Entry, Receipt, Suggestion
 from continual.values import Decision, Reason, Source
 
 

@@ -23,9 +23,9 @@ from continual.injections import (
 )
 from continual.packing import BYTES_PER_TOKEN, Packed, pack
 from continual.persons import Preference, Recording
-from continual.recall import Snapshot, SnapshotCache, build_snapshot
-from continual.recall_index import Card
-from continual.schema_reviews import MemoryItemRow
+from continual.recall.index import Card
+from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
+from continual.tables import MemoryItemRow
 from continual.values import Surface
 
 __all__ = [

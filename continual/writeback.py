@@ -14,7 +14,7 @@ from continual import store
 from continual.admission import admit
 from continual.associations import associate
 from continual.decide import ThreadDecision
-from continual.schema import Receipt
+from continual.tables import Receipt
 from continual.values import Decision, Source
 
 log = logging.getLogger(__name__)

@@ -26,16 +26,16 @@ from ghapp.db import (
     make_engine,
 )
 from ghapp.deps import Deps
+from ghapp.handlers import build_router
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
 from ghapp.jobs import Clock, JobQueue, now_ms
 from ghapp.router import Router
-from ghapp.routes import build_router
 from ghapp.settings import Settings
 from ghapp.worker import Worker
 from review.config import load_config
 
 if TYPE_CHECKING:
-    from ghapp.github import GitHubClient
+    from ghapp.github.client import GitHubClient
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def build_deps(
         clock=clock,
     )
     if github is None and settings.github_app_id is not None:
-        from ghapp.github import GitHubClient
+        from ghapp.github.client import GitHubClient
 
         github = GitHubClient.from_settings(settings)
     review_config = load_config(settings.config) if settings.config.is_file() else None

@@ -15,19 +15,17 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 
 from continual.persons import create_token
-from continual.recall import load_lessons
-from continual.schema import Receipt, Repository, Suggestion
-from continual.schema_people import Injection
-from continual.schema_reviews import ReviewRecord
+from continual.recall.snapshot import load_lessons
+from continual.tables import Injection, Receipt, Repository, ReviewRecord, Suggestion
 from continual.values import EntryState
 from ghapp.app import build_deps, create_app
-from ghapp.cli_review import ledgers, print_ledger
+from ghapp.cli.review import ledgers, print_ledger
 from ghapp.db import make_engine, reading
 from ghapp.jobs import now_ms
 from ghapp.loopback import serve_in_thread
-from ghapp.models import Job, JobState
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, generate_app_key
+from ghapp.tables import Job, JobState
 
 APP_ID = 90210
 ORG = "demo-org"

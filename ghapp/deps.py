@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
-from continual.recall import SnapshotCache
+from continual.recall.snapshot import SnapshotCache
 from ghapp.jobs import Clock, JobQueue
 from ghapp.settings import Settings
 from review.config import ReviewConfig
 
 if TYPE_CHECKING:
-    from ghapp.github import GitHubClient
+    from ghapp.github.client import GitHubClient
 
 
 @dataclass(frozen=True)

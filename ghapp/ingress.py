@@ -20,8 +20,8 @@ from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
-from ghapp.models import Delivery
 from ghapp.router import Router
+from ghapp.tables import Delivery
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class DeliveryWriter:
         return results
 
 
-class Rejected(Exception):
+class Refused(Exception):
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -192,15 +192,15 @@ async def read_capped(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
-            raise Rejected(400, "bad_request", "Content-Length is not a number")
+            raise Refused(400, "bad_request", "Content-Length is not a number")
         if int(declared) > limit:
-            raise Rejected(413, "too_large", f"the body is over {limit} bytes")
+            raise Refused(413, "too_large", f"the body is over {limit} bytes")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise Rejected(413, "too_large", f"the body is over {limit} bytes")
+            raise Refused(413, "too_large", f"the body is over {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -244,7 +244,7 @@ def webhook_endpoint(
     async def webhooks(request: Request) -> Response:
         try:
             body = await read_capped(request)
-        except Rejected as rejected:
+        except Refused as rejected:
             return error_response(rejected.status, rejected.code, rejected.message)
         except ClientDisconnect:
             return error_response(400, "bad_request", "the client went away mid-body")

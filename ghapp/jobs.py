@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
 from ghapp.db import reading
-from ghapp.models import Job, JobState
+from ghapp.tables import Job, JobState
 
 log = logging.getLogger(__name__)
 

@@ -7,10 +7,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine, delete, select
 
-import continual.schema_people
-import continual.schema_reviews  # noqa: F401
-from continual.schema import Account, Base
-from ghapp.models import Delivery, Installation
+from continual.tables import Account
+from ghapp.tables import METADATA, Delivery, Installation
 
 
 def purge_account(engine: Engine, login: str, *, store_dir: Path) -> dict[str, int] | None:
@@ -31,7 +29,7 @@ def purge_account(engine: Engine, login: str, *, store_dir: Path) -> dict[str, i
                 delete(Delivery).where(Delivery.installation_id.in_(installation_ids))
             ).rowcount
         # Children before parents: every table keyed by account, the accounts table last.
-        for table in reversed(Base.metadata.sorted_tables):
+        for table in reversed(METADATA.sorted_tables):
             if table.name != "accounts" and "account_id" in table.c:
                 counts[table.name] = conn.execute(
                     delete(table).where(table.c.account_id == account_id)

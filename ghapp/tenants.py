@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from continual.schema import Account, Repository
-from ghapp.models import Installation
+from continual.tables import Account, Repository
+from ghapp.tables import Installation
 
 Payload = Mapping[str, Any]
 

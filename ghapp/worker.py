@@ -12,10 +12,10 @@ from sqlalchemy import select
 
 from ghapp.db import reading
 from ghapp.deps import Deps
-from ghapp.errors import Forbidden, Gone, RetryAt, Transient
+from ghapp.github.errors import Forbidden, Gone, RetryAt, Transient
 from ghapp.jobs import ClaimedJob, JobQueue
-from ghapp.models import Delivery, Installation, JobState
 from ghapp.router import Router
+from ghapp.tables import Delivery, Installation, JobState
 
 log = logging.getLogger(__name__)
 

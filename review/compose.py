@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from continual.markers import with_suggestion_marker
-from continual.schema_reviews import CallStatus
+from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
 from review.shards import PullFile
 

@@ -114,7 +114,7 @@ class MemoryBlock:
 
 
 @dataclass(frozen=True)
-class Hit:
+class MemoryHit:
     """A recalled subject that came up again in a new review."""
 
     subject: str
@@ -315,7 +315,7 @@ class SessionMemory:
             )
         return out
 
-    def hits(self, recalled_items: Sequence[MemoryItem]) -> list[Hit]:
+    def hits(self, recalled_items: Sequence[MemoryItem]) -> list[MemoryHit]:
         """Recalled subjects that came up again in this review's calls."""
         return hits(recalled_items, self.records())
 
@@ -398,13 +398,15 @@ def cross_session_block(
     return bounded_block(RECALLED_HEADER, lines, max_chars)
 
 
-def hits(recalled_items: Sequence[MemoryItem], new_results: Iterable[CallRecord]) -> list[Hit]:
+def hits(
+    recalled_items: Sequence[MemoryItem], new_results: Iterable[CallRecord]
+) -> list[MemoryHit]:
     """One hit per recalled subject that a new call's result touched again."""
     first_seen: dict[str, CallRecord] = {}
     for record in new_results:
         for subject in sorted(subjects_of(record)):
             first_seen.setdefault(subject, record)
-    out: list[Hit] = []
+    out: list[MemoryHit] = []
     counted: set[str] = set()
     for item in recalled_items:
         seen = first_seen.get(item.subject)
@@ -412,7 +414,7 @@ def hits(recalled_items: Sequence[MemoryItem], new_results: Iterable[CallRecord]
             continue
         counted.add(item.subject)
         out.append(
-            Hit(
+            MemoryHit(
                 subject=item.subject,
                 kind=item.kind,
                 recalled_session=item.session,

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from continual.keys import entry_key
-from continual.schema_reviews import CallStatus
+from continual.entry_keys import entry_key
+from continual.tables import CallStatus
 from review.config import Lens, ReviewSettings
 from review.contract import (
     CallFailed,
@@ -21,7 +21,7 @@ from review.contract import (
     PullRequestInfo,
     build_request,
 )
-from review.memory import Hit, MemoryItem, SessionMemory, cross_session_block
+from review.memory import MemoryHit, MemoryItem, SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
 from review.proof import ProofReport, run_proof
 from review.seats import Seat
@@ -123,7 +123,7 @@ class ReviewRun:
     calls: tuple[CallOutcome, ...]
     findings: tuple[PostedFinding, ...]
     memory: SessionMemory
-    hits: tuple[Hit, ...]
+    hits: tuple[MemoryHit, ...]
 
     def count(self, status: CallStatus) -> int:
         return sum(1 for call in self.calls if call.status is status)

@@ -14,9 +14,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, insert, select
 
-from continual.schema_reviews import MemoryHit, MemoryItemRow
+from continual.tables import MemoryHitRow, MemoryItemRow
 from continual.values import EntryState
-from review.memory import Hit, ItemKind, MemoryItem
+from review.memory import ItemKind, MemoryHit, MemoryItem
 
 SESSIONS_DIR = "sessions"
 SESSION_FILE = "session-memory.jsonl"
@@ -149,13 +149,13 @@ def save_hits(
     account_id: int,
     repository_id: int,
     review_id: str,
-    hits: Sequence[Hit],
+    hits: Sequence[MemoryHit],
     now_ms: int,
 ) -> int:
     if not hits:
         return 0
     conn.execute(
-        insert(MemoryHit),
+        insert(MemoryHitRow),
         [
             {
                 "account_id": account_id,
@@ -178,7 +178,7 @@ def save_hits(
 def forget_review(conn: Connection, review_id: str) -> tuple[int, int]:
     """Delete a review's stored memory items and hits; answers (items, hits) deleted."""
     items = conn.execute(delete(MemoryItemRow).where(MemoryItemRow.review_id == review_id))
-    hits = conn.execute(delete(MemoryHit).where(MemoryHit.review_id == review_id))
+    hits = conn.execute(delete(MemoryHitRow).where(MemoryHitRow.review_id == review_id))
     return items.rowcount, hits.rowcount
 
 
@@ -203,7 +203,7 @@ def write_session_file(
     *,
     learned: Sequence[MemoryItem],
     recalled: Sequence[MemoryItem],
-    hits: Sequence[Hit],
+    hits: Sequence[MemoryHit],
     now_ms: int,
 ) -> Path:
     """Write ``session-memory.jsonl``: one line per item learned, recalled and hit."""

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from review.contract import Proof
-from review.seat_command import child_environment, kill_process_group
+from review.seats.command import child_environment, kill_process_group
 
 GIT_TIMEOUT_S = 60.0
 OUTPUT_TAIL_CHARS = 2000

@@ -12,19 +12,19 @@ from sqlalchemy.exc import IntegrityError
 
 from continual import store
 from continual.decide import ThreadDecision
-from continual.schema import Suggestion
-from continual.schema_reviews import (
+from continual.tables import (
     Agreement,
     CallRecordRow,
     CallStatus,
-    MemoryHit,
+    MemoryHitRow,
     MemoryItemRow,
     ReviewRecord,
     ReviewState,
+    Suggestion,
 )
 from continual.values import Decision, Source
 from review.compose import Draft
-from review.memory import Hit, MemoryItem
+from review.memory import MemoryHit, MemoryItem
 from review.orchestrate import PostedFinding, ReviewRun
 from review.persist import save_hits, save_items
 
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Target:
+class ReviewTarget:
     """The pull-request head one review is about, in the store's terms."""
 
     account_id: int
@@ -55,7 +55,7 @@ class Claim:
     github_review_id: int | None = None
 
 
-def claim_review(engine: Engine, target: Target, *, now: int) -> Claim:
+def claim_review(engine: Engine, target: ReviewTarget, *, now: int) -> Claim:
     """Create or read the one review row of this head.
 
     A row left ``running`` by an interrupted attempt is reset (its calls, suggestions and memory
@@ -98,7 +98,7 @@ def _reset(conn: Connection, review_id: str) -> None:
     conn.execute(delete(Agreement).where(Agreement.review_id == review_id))
     conn.execute(delete(Suggestion).where(Suggestion.review_id == review_id))
     conn.execute(delete(MemoryItemRow).where(MemoryItemRow.review_id == review_id))
-    conn.execute(delete(MemoryHit).where(MemoryHit.review_id == review_id))
+    conn.execute(delete(MemoryHitRow).where(MemoryHitRow.review_id == review_id))
 
 
 def new_suggestion_ids(findings: Sequence[PostedFinding]) -> list[tuple[str, PostedFinding]]:
@@ -107,7 +107,7 @@ def new_suggestion_ids(findings: Sequence[PostedFinding]) -> list[tuple[str, Pos
 
 def save_run(
     engine: Engine,
-    target: Target,
+    target: ReviewTarget,
     *,
     run: ReviewRun,
     suggestions: Sequence[tuple[str, PostedFinding]],
@@ -115,7 +115,7 @@ def save_run(
     lessons_sha256: str,
     lessons: int,
     learned: Sequence[MemoryItem],
-    hits: Sequence[Hit],
+    hits: Sequence[MemoryHit],
     now: int,
 ) -> None:
     """Store everything the run produced in one transaction and move the row to posting/empty."""
@@ -161,7 +161,11 @@ def save_run(
 
 
 def _suggestion(
-    target: Target, run: ReviewRun, suggestion_id: str, item: PostedFinding, lessons_sha256: str
+    target: ReviewTarget,
+    run: ReviewRun,
+    suggestion_id: str,
+    item: PostedFinding,
+    lessons_sha256: str,
 ) -> store.NewSuggestion:
     finding = item.finding
     return store.NewSuggestion(

@@ -6,7 +6,7 @@ import posixpath
 import re
 import shlex
 
-from continual.keys import entry_key
+from continual.entry_keys import entry_key
 
 _WHITESPACE = re.compile(r"\s+")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

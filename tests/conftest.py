@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from ghapp.db import make_engine, migrate
-from tests.simulator_support import WEBHOOK_SECRET  # noqa: F401  (re-exported: one secret)
+from tests.support.simulator import WEBHOOK_SECRET  # noqa: F401  (re-exported: one secret)
 
 # Real GitHub webhook payloads (octokit's examples, MIT: see fixtures/webhooks/SOURCE.md).
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"

@@ -17,7 +17,7 @@ def module_names() -> list[str]:
     names = []
     for layer in LAYERS:
         for path in sorted((ROOT / layer).rglob("*.py")):
-            if "migrations" in path.parts:
+            if "migrations" in path.parts or path.name == "__main__.py":  # __main__ runs the CLI
                 continue
             parts = path.relative_to(ROOT).with_suffix("").parts
             names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from continual.persons import Caller, Preference
-from continual.recall import Lesson, SourceReceipt
+from continual.recall.snapshot import Lesson, SourceReceipt
 from continual.surfaces import Handed, Target
 from ghapp.api.auth import iso
 

@@ -8,11 +8,11 @@ import logging
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from continual.schema import Repository
+from continual.tables import Repository
 from ghapp.deps import Deps
 from ghapp.jobs import ClaimedJob
-from ghapp.models import Installation, JobState
 from ghapp.router import Payload, Route, installation_key
+from ghapp.tables import Installation, JobState
 from ghapp.tenants import (
     remove_repositories,
     upsert_account,

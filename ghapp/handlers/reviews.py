@@ -14,15 +14,14 @@ from sqlalchemy.orm import Session
 
 from continual.associations import find_identifiers
 from continual.markers import parse_suggestion_marker
-from continual.schema_reviews import ReviewState
 from continual.surfaces import Handed, hand_review_lessons
+from continual.tables import ReviewState
 from continual.values import Source
 from continual.writeback import apply_decisions
 from ghapp.deps import Deps
-from ghapp.errors import Gone
-from ghapp.github import DraftComment, InstallationClient, Rejected, Review
-from ghapp.github_values import PullFile as GitHubFile
-from ghapp.github_values import ReviewComment
+from ghapp.github.client import DraftComment, InstallationClient, Rejected, Review
+from ghapp.github.errors import Gone
+from ghapp.github.values import DiffEntry, ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
@@ -32,7 +31,7 @@ from review.config import ReviewConfig
 from review.contract import LessonRef, PullRequestInfo
 from review.memory import MemoryItem
 from review.orchestrate import ReviewJob, run_review
-from review.records import Target
+from review.records import ReviewTarget
 from review.seats import make_seat
 from review.shards import PullFile
 
@@ -89,7 +88,9 @@ async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
     if pull.state != "open" or pull.draft or pull.head_sha != event.head_sha:
         log.info("review skipped: pull request closed, draft or moved on", extra=fields)
         return
-    target = Target(account_id, event.repository_id, event.repository, event.pr, pull.head_sha)
+    target = ReviewTarget(
+        account_id, event.repository_id, event.repository, event.pr, pull.head_sha
+    )
     claim = await asyncio.to_thread(records.claim_review, deps.engine, target, now=deps.clock())
     fields["review"] = claim.review_id
     if claim.state in (ReviewState.POSTED, ReviewState.EMPTY):
@@ -106,12 +107,16 @@ async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
         await _post(deps, client, target, draft, resume=False)
 
 
-def _file(item: GitHubFile) -> PullFile:
+def _file(item: DiffEntry) -> PullFile:
     return PullFile(path=item.filename, status=item.status, patch=item.patch or "")
 
 
 def _lessons(
-    deps: Deps, target: Target, review_id: str, info: PullRequestInfo, files: Sequence[PullFile]
+    deps: Deps,
+    target: ReviewTarget,
+    review_id: str,
+    info: PullRequestInfo,
+    files: Sequence[PullFile],
 ) -> Handed:
     """The review's lessons: the one place recall is asked for them (and the set recorded)."""
     identifiers: list[str] = []
@@ -136,7 +141,7 @@ def _lessons(
     )
 
 
-def _recall(deps: Deps, target: Target, review_id: str) -> list[MemoryItem]:
+def _recall(deps: Deps, target: ReviewTarget, review_id: str) -> list[MemoryItem]:
     with deps.engine.connect() as conn:
         return persist.recall_items(
             conn,
@@ -149,7 +154,7 @@ def _recall(deps: Deps, target: Target, review_id: str) -> list[MemoryItem]:
 async def _review(
     deps: Deps,
     config: ReviewConfig,
-    target: Target,
+    target: ReviewTarget,
     review_id: str,
     info: PullRequestInfo,
     files: list[PullFile],
@@ -211,7 +216,9 @@ async def _review(
     return draft
 
 
-async def _find_posted(client: InstallationClient, target: Target, review_id: str) -> Review | None:
+async def _find_posted(
+    client: InstallationClient, target: ReviewTarget, review_id: str
+) -> Review | None:
     """A review of ours already on GitHub for this run (posted before an interruption)."""
     for review in await client.list_reviews(target.repository, target.pr):
         if review.user.is_bot and marked_review_id(review.body) == review_id:
@@ -219,7 +226,7 @@ async def _find_posted(client: InstallationClient, target: Target, review_id: st
     return None
 
 
-async def _create(client: InstallationClient, target: Target, draft: Draft) -> Review:
+async def _create(client: InstallationClient, target: ReviewTarget, draft: Draft) -> Review:
     """ONE request for the review and all its comments; a refused placement folds them in."""
     try:
         return await client.create_review(
@@ -243,7 +250,7 @@ async def _create(client: InstallationClient, target: Target, draft: Draft) -> R
 
 
 async def _post(
-    deps: Deps, client: InstallationClient, target: Target, draft: Draft, *, resume: bool
+    deps: Deps, client: InstallationClient, target: ReviewTarget, draft: Draft, *, resume: bool
 ) -> None:
     fields = {"repo": target.repository, "pr": target.pr, "review": draft.review_id}
     posted = await _find_posted(client, target, draft.review_id) if resume else None

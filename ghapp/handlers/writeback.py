@@ -15,15 +15,15 @@ from continual import decide
 from continual.applied import RULE as APPLIED_RULE
 from continual.applied import Replacement, applied_suggestions, replacement_lines
 from continual.markers import parse_fix_marker
-from continual.schema import Repository, Suggestion
 from continual.store import suggestions_of_pull
+from continual.tables import Repository, Suggestion
 from continual.values import Decision, Source
 from continual.writeback import WritebackResult, apply_decisions
 from ghapp.db import reading
 from ghapp.deps import Deps
-from ghapp.errors import Gone
-from ghapp.github_installation import InstallationClient
-from ghapp.github_values import IssueComment, ReviewComment
+from ghapp.github.errors import Gone
+from ghapp.github.installation import InstallationClient
+from ghapp.github.values import IssueComment, ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
@@ -37,11 +37,11 @@ def author(login: str, user_type: str, association: str, via_app: object) -> dec
     )
 
 
-def to_review_comment(comment: ReviewComment | IssueComment) -> decide.ReviewComment:
+def to_review_comment(comment: ReviewComment | IssueComment) -> decide.ThreadComment:
     """GitHub's comment as the plain value the decision rules read (edited bodies as they read now)."""
     created = comment.created_at or comment.updated_at
     assert created is not None, "GitHub always sends created_at"
-    return decide.ReviewComment(
+    return decide.ThreadComment(
         id=comment.id,
         body=comment.body,
         author=author(

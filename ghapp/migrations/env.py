@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from alembic import context
 
-# Every module holding tables, so the shared metadata knows them all.
-import continual.schema_people
-import continual.schema_reviews  # noqa: F401
-import ghapp.models  # noqa: F401
-from continual.schema import Base
 from ghapp.db import make_engine
+from ghapp.tables import METADATA
 
-target_metadata = Base.metadata
+target_metadata = METADATA
 
 
 def run() -> None:

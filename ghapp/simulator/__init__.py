@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ghapp.simulator.app_key import AppKeyPair, generate_app_key
 from ghapp.simulator.driver import GitHubSimulator
-from ghapp.simulator.keys import AppKeyPair, generate_app_key
 from ghapp.simulator.model import ApiError, FileChange
 from ghapp.simulator.patches import addition_patch
 from ghapp.simulator.recording import Fault, LoggedRequest

@@ -8,13 +8,13 @@ from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
+from ghapp.loopback import LoopbackServer, bind
 from ghapp.simulator import conversation, issues, pulls
 from ghapp.simulator.endpoint import Context
 from ghapp.simulator.model import Author, FileChange, Installation
 from ghapp.simulator.patches import addition_patch
 from ghapp.simulator.recording import Fault, Faults, LoggedRequest, RequestLog
 from ghapp.simulator.routes import build_app
-from ghapp.simulator.server import LoopbackServer, bind
 from ghapp.simulator.state import Files, World, check_association
 from ghapp.simulator.webhooks import Delivery, Payloads, post
 

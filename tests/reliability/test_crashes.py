@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.schema import Entry
+from continual.tables import Entry
 from ghapp.db import reading
-from tests.reliability.support import (
+from tests.support.reliability import (
     COMMENTS_OF_PULL,
     COMMENTS_OF_REVIEW,
     Stage,
@@ -32,9 +32,9 @@ from tests.reliability.support import (
     stage,
     suggestions_match_comments,
 )
-from tests.review_support import REVIEW_POSTS, bug_files, lenses_toml, seat_toml
-from tests.simulator_support import REPO
-from tests.support import wait_for
+from tests.support.review import REVIEW_POSTS, bug_files, lenses_toml, seat_toml
+from tests.support.simulator import REPO
+from tests.support.web import wait_for
 
 PULLS = 4
 REVIEW_KILLS = ("delay", "seat-call", "review-post", "post-in-flight")

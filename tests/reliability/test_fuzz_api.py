@@ -17,10 +17,9 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
 from continual import persons
-from continual.schema import Entry, Receipt
-from continual.schema_people import Injection, Person
-from tests.openapi_check import check
-from tests.recall_support import NOW, Clock, accept, api, seed, token
+from continual.tables import Entry, Injection, Person, Receipt
+from tests.support.openapi_check import check
+from tests.support.recall import NOW, Clock, accept, api, seed, token
 
 EXAMPLES = 150
 BODY_EXAMPLES = 100

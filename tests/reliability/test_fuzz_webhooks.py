@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select
 
 from ghapp.app import build_deps, create_app
-from ghapp.models import Delivery
 from ghapp.settings import Settings
 from ghapp.signature import sign
+from ghapp.tables import Delivery
 from tests.conftest import WEBHOOK_SECRET
-from tests.support import serve
+from tests.support.web import serve
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.schema_reviews import ReviewRecord
+from continual.tables import ReviewRecord
 from ghapp.db import reading
 from ghapp.simulator import GitHubSimulator
-from tests.reliability.support import (
+from tests.support.reliability import (
     COMMENTS_OF_PULL,
     COMMENTS_OF_REVIEW,
     api_token,
@@ -25,9 +25,9 @@ from tests.reliability.support import (
     run_until_done,
     suggestions_match_comments,
 )
-from tests.review_support import REVIEW_POSTS, Harness, bug_files, lenses_toml, seat_toml
-from tests.simulator_support import REPO
-from tests.support import wait_for
+from tests.support.review import REVIEW_POSTS, Harness, bug_files, lenses_toml, seat_toml
+from tests.support.simulator import REPO
+from tests.support.web import wait_for
 
 TIMEOUT_S = 0.5
 TOO_SLOW_S = 1.0

@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from ghapp.app import build_deps, create_app
-from ghapp.models import Delivery, Job
 from ghapp.settings import Settings
+from ghapp.tables import Delivery, Job
 from tests.conftest import FIXTURES, WEBHOOK_SECRET
-from tests.support import serve, signed_headers
+from tests.support.web import serve, signed_headers
 
 DELIVERIES = 1_000
 FRESH_IDS = 100

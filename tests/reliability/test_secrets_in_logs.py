@@ -15,21 +15,21 @@ from sqlalchemy import Engine
 
 from ghapp import demo
 from ghapp.app import build_deps
+from ghapp.handlers import build_router
 from ghapp.logs import FieldsFormatter
-from ghapp.routes import build_router
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator
 from ghapp.worker import Worker
-from tests.reliability.support import (
+from tests.support.reliability import (
     api_token,
     maintainer_says,
     receipts,
     stage,
     suggestions_match_comments,
 )
-from tests.review_support import bug_files, lenses_toml, seat_toml
-from tests.simulator_support import REPO, app_key, make_client
-from tests.support import deliver
+from tests.support.review import bug_files, lenses_toml, seat_toml
+from tests.support.simulator import REPO, app_key, make_client
+from tests.support.web import deliver
 
 
 def pem_lines(pem: str) -> list[str]:

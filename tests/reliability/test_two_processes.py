@@ -9,15 +9,15 @@ from pathlib import Path
 
 from sqlalchemy import Engine, select
 
-from continual.schema import Entry, Receipt
+from continual.tables import Entry, Receipt
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
-from ghapp.models import Job
 from ghapp.simulator import GitHubSimulator
-from tests.app_harness import INSTALLATION_ID, Harness
+from ghapp.tables import Job
 from tests.conftest import WEBHOOK_SECRET
-from tests.simulator_support import APP_ID, ORG, REPO, app_key, app_settings, make_client
-from tests.support import serve
+from tests.support.app_harness import INSTALLATION_ID, Harness
+from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client
+from tests.support.web import serve
 
 ROOT = Path(__file__).resolve().parents[2]
 PULLS = 12

@@ -1,0 +1,150 @@
+"""`hindsight memory show|clear <review>` and `hindsight ledger`: the review's own records."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from continual.ledger import review_ledger
+from continual.tables import Account
+from ghapp.cli.common import open_engine
+from ghapp.db import reading
+from ghapp.jobs import now_ms
+from ghapp.settings import Settings
+from review import persist
+
+
+def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        persist.check_review_id(args.review)
+    except ValueError as exc:
+        print(f"hindsight memory: {exc}", file=sys.stderr)
+        return 2
+    if args.memory_command == "clear":
+        with open_engine(settings) as engine:
+            cleared = persist.clear_session(engine, settings.store_dir, args.review)
+        print(
+            f"cleared review {args.review}: {cleared.items} memory items, "
+            f"{cleared.hits} hits, {cleared.files} files"
+        )
+        return 0
+    path = persist.find_session_file(settings.store_dir, args.review)
+    if path is None:
+        print(
+            f"hindsight memory: no session-memory.jsonl for review {args.review} "
+            f"under {settings.store_dir}",
+            file=sys.stderr,
+        )
+        return 1
+    lines = persist.read_session_file(path)
+    if args.json:
+        for line in lines:
+            print(json.dumps(line, sort_keys=True))
+        return 0
+    for line in lines:
+        print(_memory_line(line))
+    return 0
+
+
+def _memory_line(line: dict[str, Any]) -> str:
+    kind = line.get("type")
+    if kind == "session":
+        return f"review {line.get('review')} of {line.get('repository')}"
+    if kind == "hit":
+        return (
+            f"hit       {line.get('kind'):<10} {line.get('subject')} "
+            f"(from session {line.get('recalled_session')}, seat {line.get('seat')})"
+        )
+    return (
+        f"{kind:<9} {line.get('kind'):<10} [{line.get('state')}] {line.get('text')} "
+        f"(session {line.get('session')}, seat {line.get('seat')})"
+    )
+
+
+def _rate(counts: Mapping[str, Any]) -> str:
+    rate = counts["acceptance_rate"]
+    value = "n/a" if rate is None else f"{rate:.0%}"
+    return (
+        f"{value} ({counts['accepted']} accepted, {counts['dismissed']} dismissed, "
+        f"{counts['pending']} pending)"
+    )
+
+
+def _states(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v) or "none"
+
+
+def print_ledger(record: Mapping[str, Any]) -> None:
+    """One repository of `continual.ledger.review_ledger`, for people."""
+    calls = record["calls"]
+    print(f"{record['repository']}")
+    print(f"  reviews: {record['reviews']} ({record['posted']} posted)")
+    print(f"  calls: {calls['ok']} ok, {calls['failed']} failed, {calls['skipped']} skipped")
+    for failure in calls["failures"]:
+        print(f"    failed: seat {failure['seat']}, {failure['reason']}: {failure['count']}")
+    print(f"  acceptance with lessons handed: {_rate(record['acceptance']['with_lessons'])}")
+    print(f"  acceptance without lessons: {_rate(record['acceptance']['without_lessons'])}")
+    print(f"  memory hits: {record['hits']}")
+    print(f"  session memory: {_states(record['memory'])}")
+    print(f"  lesson entries: {_states(record['entries'])}")
+    for rule in record["decisions_by_rule"]:
+        print(f"  decided by {rule['rule']} ({rule['source']}): {rule['count']} {rule['decision']}")
+    if record["by_seat_and_lens"]:
+        print(
+            f"  {'seat':<16} {'lens':<14} {'sugg':>5} {'acc':>5} {'dis':>5} {'pend':>5} "
+            f"{'proven':>6} {'agreed':>6}"
+        )
+    for row in record["by_seat_and_lens"]:
+        print(
+            f"  {row['seat']:<16} {row['lens']:<14} {row['total']:>5} {row['accepted']:>5} "
+            f"{row['dismissed']:>5} {row['pending']:>5} {row['proven']:>6} {row['agreements']:>6}"
+        )
+
+
+def ledgers(engine: Engine, *, now: int, repository: str | None = None) -> list[dict[str, Any]]:
+    """The ledger of every account's repositories (or of one repository)."""
+    with reading(engine) as conn:
+        accounts = conn.execute(select(Account.id).order_by(Account.login)).scalars().all()
+        records = [
+            record
+            for account_id in accounts
+            for record in review_ledger(conn, account_id, now=now, brain=False)
+        ]
+    return [r for r in records if repository is None or r["repository"] == repository]
+
+
+def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
+    with open_engine(settings) as engine:
+        records = ledgers(engine, now=now_ms(), repository=args.repo)
+    if args.json:
+        print(json.dumps(records, sort_keys=True, indent=2))
+        return 0
+    if not records:
+        print("no repositories yet")
+        return 0
+    for record in records:
+        print_ledger(record)
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Register `memory` and `ledger` on the `hindsight` command's subparsers."""
+    memory = subparsers.add_parser("memory", help="show or clear one review's session memory")
+    memory_sub = memory.add_subparsers(dest="memory_command", metavar="show|clear", required=True)
+    show = memory_sub.add_parser("show", help="print the review's session-memory.jsonl")
+    show.add_argument("review", help="the review id (r_…)")
+    show.add_argument("--json", action="store_true", help="the raw JSON lines")
+    clear = memory_sub.add_parser("clear", help="delete the review's memory, hits and file")
+    clear.add_argument("review", help="the review id (r_…)")
+    clear.set_defaults(json=False)
+    memory.set_defaults(run=cmd_memory)
+
+    ledger = subparsers.add_parser("ledger", help="reviews, calls, suggestions and outcomes")
+    ledger.add_argument("--repo", help="only this repository (owner/name)")
+    ledger.add_argument("--json", action="store_true")
+    ledger.set_defaults(run=cmd_ledger)

@@ -1,0 +1,182 @@
+"""GitHub calls made as one installation of the app: pulls, comments, reviews, reactions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import httpx
+
+from ghapp.github.errors import Rejected, Transient
+from ghapp.github.values import (
+    Comparison,
+    DiffEntry,
+    DraftComment,
+    IssueComment,
+    PullRequest,
+    Reaction,
+    Repository,
+    Review,
+    ReviewComment,
+    split_repo,
+)
+
+if TYPE_CHECKING:
+    from ghapp.github.client import GitHubClient
+
+PER_PAGE = 100  # the largest page GitHub serves
+ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"]
+
+
+class InstallationClient:
+    """Calls made as one installation; repositories are named ``owner/name``."""
+
+    def __init__(self, app: GitHubClient, installation_id: int) -> None:
+        self.app = app
+        self.installation_id = installation_id
+
+    def __repr__(self) -> str:
+        return f"InstallationClient(installation_id={self.installation_id})"
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        what: str,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+    ) -> httpx.Response:
+        github = await self.app.installation_github(self.installation_id)
+        try:
+            return await self.app.send(github, method, url, what=what, params=params, json=json)
+        except Rejected as exc:
+            if exc.status != 401:
+                raise
+            self.app.forget_token(self.installation_id)
+            raise Transient(f"GitHub no longer accepts the installation token ({what})") from exc
+
+    async def _json(self, method: str, url: str, what: str, json: Any = None) -> Any:
+        return (await self._send(method, url, what=what, json=json)).json()
+
+    async def _list(self, url: str, what: str, key: str | None = None) -> list[Any]:
+        """Every item of a paginated list, ``per_page=100``, following ``rel="next"`` links."""
+        items: list[Any] = []
+        next_url: str | None = url
+        params: Mapping[str, str | int] | None = {"per_page": PER_PAGE}
+        while next_url is not None:
+            response = await self._send("GET", next_url, what=what, params=params)
+            page = response.json()
+            items.extend(page[key] if key is not None else page)
+            next_url, params = self.app.next_page(response), None
+        return items
+
+    async def list_repositories(self) -> list[Repository]:
+        found = await self._list(
+            "/installation/repositories", "installation repositories", "repositories"
+        )
+        return [Repository.from_json(item) for item in found]
+
+    async def get_repository(self, repo: str) -> Repository:
+        owner, name = split_repo(repo)
+        return Repository.from_json(await self._json("GET", f"/repos/{owner}/{name}", repo))
+
+    async def get_pull(self, repo: str, number: int) -> PullRequest:
+        owner, name = split_repo(repo)
+        data = await self._json("GET", f"/repos/{owner}/{name}/pulls/{number}", f"{repo}#{number}")
+        return PullRequest.from_json(repo, data)
+
+    async def list_pull_files(self, repo: str, number: int) -> list[DiffEntry]:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/{number}/files"
+        return [
+            DiffEntry.from_json(item) for item in await self._list(url, f"{repo}#{number} files")
+        ]
+
+    async def list_review_comments(self, repo: str, number: int) -> list[ReviewComment]:
+        """All review comments of the pull request, oldest first."""
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/{number}/comments"
+        found = await self._list(url, f"{repo}#{number} review comments")
+        return [ReviewComment.from_json(item) for item in found]
+
+    async def get_review_comment(self, repo: str, comment_id: int) -> ReviewComment:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/comments/{comment_id}"
+        return ReviewComment.from_json(await self._json("GET", url, f"review comment {comment_id}"))
+
+    async def list_reviews(self, repo: str, number: int) -> list[Review]:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/{number}/reviews"
+        return [
+            Review.from_json(item) for item in await self._list(url, f"{repo}#{number} reviews")
+        ]
+
+    async def list_review_comments_of_review(
+        self, repo: str, number: int, review_id: int
+    ) -> list[ReviewComment]:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/{number}/reviews/{review_id}/comments"
+        found = await self._list(url, f"review {review_id} comments")
+        return [ReviewComment.from_json(item) for item in found]
+
+    async def create_review(
+        self,
+        repo: str,
+        number: int,
+        *,
+        commit_id: str,
+        body: str,
+        comments: Sequence[DraftComment] = (),
+        event: ReviewEvent = "COMMENT",
+    ) -> Review:
+        """Post one review with all its comments in ONE request; a comment off the diff → Rejected."""
+        owner, name = split_repo(repo)
+        payload = {
+            "commit_id": commit_id,
+            "body": body,
+            "event": event,
+            "comments": [comment.to_json() for comment in comments],
+        }
+        url = f"/repos/{owner}/{name}/pulls/{number}/reviews"
+        return Review.from_json(await self._json("POST", url, f"{repo}#{number} review", payload))
+
+    async def reply_to_review_comment(
+        self, repo: str, number: int, comment_id: int, body: str
+    ) -> ReviewComment:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/{number}/comments/{comment_id}/replies"
+        data = await self._json("POST", url, f"review comment {comment_id}", {"body": body})
+        return ReviewComment.from_json(data)
+
+    async def create_issue_comment(self, repo: str, number: int, body: str) -> IssueComment:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/issues/{number}/comments"
+        data = await self._json("POST", url, f"{repo}#{number} comment", {"body": body})
+        return IssueComment.from_json(data)
+
+    async def list_issue_comments(self, repo: str, number: int) -> list[IssueComment]:
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/issues/{number}/comments"
+        found = await self._list(url, f"{repo}#{number} comments")
+        return [IssueComment.from_json(item) for item in found]
+
+    async def compare(self, repo: str, base: str, head: str) -> Comparison:
+        """``base...head``: commits and files head has that base lacks (first page, one request)."""
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/compare/{base}...{head}"
+        return Comparison.from_json(await self._json("GET", url, f"{repo} {base}...{head}"))
+
+    async def add_reaction(
+        self,
+        repo: str,
+        comment_id: int,
+        content: str,
+        *,
+        on: Literal["review_comment", "issue_comment"] = "review_comment",
+    ) -> Reaction:
+        owner, name = split_repo(repo)
+        kind = "pulls" if on == "review_comment" else "issues"
+        url = f"/repos/{owner}/{name}/{kind}/comments/{comment_id}/reactions"
+        data = await self._json("POST", url, f"{on} {comment_id}", {"content": content})
+        return Reaction.from_json(data)

@@ -1,0 +1,367 @@
+"""Plain values the GitHub client answers, read leniently from GitHub's REST JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+Json = Mapping[str, Any]
+
+
+def _time(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    login: str
+    id: int
+    type: str
+
+    @property
+    def is_bot(self) -> bool:
+        return self.type == "Bot" or self.login.endswith("[bot]")
+
+    @classmethod
+    def from_json(cls, data: object) -> User:
+        if not isinstance(data, Mapping):
+            return cls(login="ghost", id=0, type="User")
+        return cls(_str(data.get("login")), _int(data.get("id")) or 0, _str(data.get("type")))
+
+
+@dataclass(frozen=True, slots=True)
+class App:
+    id: int
+    slug: str
+    name: str
+    owner: str
+
+    @property
+    def bot_login(self) -> str:
+        return f"{self.slug}[bot]"
+
+    @classmethod
+    def from_json(cls, data: Json) -> App:
+        return cls(
+            id=int(data["id"]),
+            slug=_str(data.get("slug")),
+            name=_str(data.get("name")),
+            owner=User.from_json(data.get("owner")).login,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Installation:
+    id: int
+    account: User
+    repository_selection: str
+    suspended: bool
+
+    @classmethod
+    def from_json(cls, data: Json) -> Installation:
+        return cls(
+            id=int(data["id"]),
+            account=User.from_json(data.get("account")),
+            repository_selection=_str(data.get("repository_selection")),
+            suspended=data.get("suspended_at") is not None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    id: int
+    full_name: str
+    private: bool
+    default_branch: str
+
+    @classmethod
+    def from_json(cls, data: Json) -> Repository:
+        return cls(
+            id=int(data["id"]),
+            full_name=_str(data.get("full_name")),
+            private=bool(data.get("private")),
+            default_branch=_str(data.get("default_branch")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    repository: str
+    number: int
+    id: int
+    title: str
+    body: str
+    state: str
+    merged: bool
+    draft: bool
+    user: User
+    author_association: str
+    head_sha: str
+    head_ref: str
+    base_sha: str
+    base_ref: str
+    html_url: str
+    closed_at: datetime | None
+    merged_at: datetime | None
+
+    @classmethod
+    def from_json(cls, repository: str, data: Json) -> PullRequest:
+        head: Json = data.get("head") or {}
+        base: Json = data.get("base") or {}
+        return cls(
+            repository=repository,
+            number=int(data["number"]),
+            id=int(data["id"]),
+            title=_str(data.get("title")),
+            body=_str(data.get("body")),
+            state=_str(data.get("state")),
+            merged=bool(data.get("merged")) or data.get("merged_at") is not None,
+            draft=bool(data.get("draft")),
+            user=User.from_json(data.get("user")),
+            author_association=_str(data.get("author_association")),
+            head_sha=_str(head.get("sha")),
+            head_ref=_str(head.get("ref")),
+            base_sha=_str(base.get("sha")),
+            base_ref=_str(base.get("ref")),
+            html_url=_str(data.get("html_url")),
+            closed_at=_time(data.get("closed_at")),
+            merged_at=_time(data.get("merged_at")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DiffEntry:
+    filename: str
+    status: str
+    additions: int
+    deletions: int
+    changes: int
+    patch: str | None
+    previous_filename: str | None
+
+    @classmethod
+    def from_json(cls, data: Json) -> DiffEntry:
+        patch = data.get("patch")
+        previous = data.get("previous_filename")
+        return cls(
+            filename=_str(data.get("filename")),
+            status=_str(data.get("status")),
+            additions=_int(data.get("additions")) or 0,
+            deletions=_int(data.get("deletions")) or 0,
+            changes=_int(data.get("changes")) or 0,
+            patch=patch if isinstance(patch, str) else None,
+            previous_filename=previous if isinstance(previous, str) else None,
+        )
+
+
+def _via_app(data: Json) -> str | None:
+    app = data.get("performed_via_github_app")
+    if isinstance(app, Mapping):
+        return _str(app.get("slug")) or str(app.get("id", ""))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """A pull request review comment; ``via_app`` is the slug of the app that posted it, if any."""
+
+    id: int
+    node_id: str
+    body: str
+    path: str
+    line: int | None
+    side: str | None
+    start_line: int | None
+    commit_id: str
+    user: User
+    author_association: str
+    via_app: str | None
+    in_reply_to_id: int | None
+    review_id: int | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    html_url: str
+
+    @property
+    def by_bot(self) -> bool:
+        return self.user.is_bot or self.via_app is not None
+
+    @classmethod
+    def from_json(cls, data: Json) -> ReviewComment:
+        side = data.get("side")
+        return cls(
+            id=int(data["id"]),
+            node_id=_str(data.get("node_id")),
+            body=_str(data.get("body")),
+            path=_str(data.get("path")),
+            line=_int(data.get("line")),
+            side=side if isinstance(side, str) else None,
+            start_line=_int(data.get("start_line")),
+            commit_id=_str(data.get("commit_id")),
+            user=User.from_json(data.get("user")),
+            author_association=_str(data.get("author_association")),
+            via_app=_via_app(data),
+            in_reply_to_id=_int(data.get("in_reply_to_id")),
+            review_id=_int(data.get("pull_request_review_id")),
+            created_at=_time(data.get("created_at")),
+            updated_at=_time(data.get("updated_at")),
+            html_url=_str(data.get("html_url")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IssueComment:
+    id: int
+    node_id: str
+    body: str
+    user: User
+    author_association: str
+    via_app: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    html_url: str
+
+    @property
+    def by_bot(self) -> bool:
+        return self.user.is_bot or self.via_app is not None
+
+    @classmethod
+    def from_json(cls, data: Json) -> IssueComment:
+        return cls(
+            id=int(data["id"]),
+            node_id=_str(data.get("node_id")),
+            body=_str(data.get("body")),
+            user=User.from_json(data.get("user")),
+            author_association=_str(data.get("author_association")),
+            via_app=_via_app(data),
+            created_at=_time(data.get("created_at")),
+            updated_at=_time(data.get("updated_at")),
+            html_url=_str(data.get("html_url")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    id: int
+    node_id: str
+    body: str
+    state: str
+    commit_id: str
+    user: User
+    submitted_at: datetime | None
+    html_url: str
+
+    @classmethod
+    def from_json(cls, data: Json) -> Review:
+        return cls(
+            id=int(data["id"]),
+            node_id=_str(data.get("node_id")),
+            body=_str(data.get("body")),
+            state=_str(data.get("state")),
+            commit_id=_str(data.get("commit_id")),
+            user=User.from_json(data.get("user")),
+            submitted_at=_time(data.get("submitted_at")),
+            html_url=_str(data.get("html_url")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DraftComment:
+    """One comment of a review about to be posted: a line (or range) of the head's diff."""
+
+    path: str
+    line: int
+    body: str
+    side: str = "RIGHT"
+    start_line: int | None = None
+    start_side: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        shaped: dict[str, Any] = {
+            "path": self.path,
+            "line": self.line,
+            "side": self.side,
+            "body": self.body,
+        }
+        if self.start_line is not None:
+            shaped["start_line"] = self.start_line
+            shaped["start_side"] = self.start_side or self.side
+        return shaped
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    message: str
+    author: User | None
+    author_name: str
+
+    @classmethod
+    def from_json(cls, data: Json) -> Commit:
+        inner: Json = data.get("commit") or {}
+        person: Json = inner.get("author") or {}
+        author = data.get("author")
+        return cls(
+            sha=_str(data.get("sha")),
+            message=_str(inner.get("message")),
+            author=User.from_json(author) if isinstance(author, Mapping) else None,
+            author_name=_str(person.get("name")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    status: str
+    ahead_by: int
+    behind_by: int
+    total_commits: int
+    merge_base_sha: str
+    commits: tuple[Commit, ...]
+    files: tuple[DiffEntry, ...]
+
+    @classmethod
+    def from_json(cls, data: Json) -> Comparison:
+        merge_base: Json = data.get("merge_base_commit") or {}
+        return cls(
+            status=_str(data.get("status")),
+            ahead_by=_int(data.get("ahead_by")) or 0,
+            behind_by=_int(data.get("behind_by")) or 0,
+            total_commits=_int(data.get("total_commits")) or 0,
+            merge_base_sha=_str(merge_base.get("sha")),
+            commits=tuple(Commit.from_json(c) for c in data.get("commits") or ()),
+            files=tuple(DiffEntry.from_json(f) for f in data.get("files") or ()),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    id: int
+    content: str
+    user: User
+
+    @classmethod
+    def from_json(cls, data: Json) -> Reaction:
+        return cls(
+            id=int(data["id"]),
+            content=_str(data.get("content")),
+            user=User.from_json(data.get("user")),
+        )
+
+
+def split_repo(repo: str) -> tuple[str, str]:
+    owner, _, name = repo.partition("/")
+    if not owner or not name or "/" in name:
+        raise ValueError(f"a repository is named owner/name, got {repo!r}")
+    return owner, name

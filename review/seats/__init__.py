@@ -1,0 +1,48 @@
+"""Seats: the reviewer backends a review calls, behind one async protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import httpx
+
+from review.config import SeatConfig, SeatKind
+from review.contract import CallResult
+from review.seats.command import CommandSeat, child_environment, is_credential_name
+from review.seats.http import AnthropicSeat, OpenAISeat, extract_json_text
+
+__all__ = [
+    "AnthropicSeat",
+    "CommandSeat",
+    "OpenAISeat",
+    "Seat",
+    "child_environment",
+    "extract_json_text",
+    "is_credential_name",
+    "make_seat",
+]
+
+
+class Seat(Protocol):
+    """A reviewer backend: one ``call`` per seat × lens × shard."""
+
+    config: SeatConfig
+
+    async def call(self, request: dict[str, Any], *, timeout_s: float) -> CallResult:
+        """Answer one ``hindsight.call/1`` request or raise ``CallFailed``."""
+        ...
+
+
+def make_seat(
+    config: SeatConfig,
+    *,
+    client: httpx.AsyncClient | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Seat:
+    """The seat for ``config``; ``client`` is shared by HTTP seats, ``environ`` replaces os.environ."""
+    if config.kind is SeatKind.COMMAND:
+        return CommandSeat(config, environ=environ)
+    if config.kind is SeatKind.OPENAI:
+        return OpenAISeat(config, client=client, environ=environ)
+    return AnthropicSeat(config, client=client, environ=environ)

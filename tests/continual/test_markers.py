@@ -1,0 +1,129 @@
+"""The hidden suggestion and fix-PR markers: rendered exactly, parsed strictly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from continual.entry_keys import entry_key
+from continual.markers import (
+    FIX_MARKER,
+    SUGGESTION_MARKER,
+    SuggestionMarker,
+    parse_fix_marker,
+    parse_suggestion_marker,
+    render_fix_marker,
+    render_suggestion_marker,
+    with_suggestion_marker,
+)
+
+KEY = entry_key("correctness", "Unchecked parse_config result")
+
+
+def test_templates() -> None:
+    assert SUGGESTION_MARKER == "<!-- hindsight:suggestion id={sid} entry={entry} -->"
+    assert FIX_MARKER == "<!-- hindsight:fix suggestion={sid} -->"
+
+
+def test_render_and_parse_a_suggestion_marker() -> None:
+    marker = render_suggestion_marker("sug_01-AB", KEY)
+    assert marker == f"<!-- hindsight:suggestion id=sug_01-AB entry={KEY} -->"
+    assert parse_suggestion_marker(marker) == SuggestionMarker("sug_01-AB", KEY)
+
+
+def test_a_comment_body_ends_with_its_marker() -> None:
+    body = with_suggestion_marker("Check the result.\n\n```suggestion\nx = 1\n```\n", "s1", KEY)
+    assert body.endswith(f"<!-- hindsight:suggestion id=s1 entry={KEY} -->")
+    assert parse_suggestion_marker(body) == SuggestionMarker("s1", KEY)
+
+
+def test_the_last_marker_counts() -> None:
+    first = render_suggestion_marker("a", KEY)
+    second = render_suggestion_marker("b", KEY)
+    parsed = parse_suggestion_marker(f"{first}\ntext\n{second}")
+    assert parsed is not None and parsed.suggestion_id == "b"
+    # a malformed marker after a good one spoils it: the last one must be exact
+    assert parse_suggestion_marker(f"{first}\n<!-- hindsight:suggestion id=b -->") is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        "",
+        "no marker here",
+        f"<!--hindsight:suggestion id=s1 entry={KEY} -->",
+        f"<!-- hindsight:suggestion id=s1 entry={KEY}-->",
+        f"<!-- hindsight:suggestion  id=s1 entry={KEY} -->",
+        f"<!-- hindsight:suggestion entry={KEY} id=s1 -->",
+        f"<!-- hindsight:suggestion id=s 1 entry={KEY} -->",
+        f"<!-- hindsight:suggestion id=s1; entry={KEY} -->",
+        "<!-- hindsight:suggestion id=s1 entry=lesson/x -->",
+        "<!-- hindsight:suggestion id=s1 entry=lesson/correctness-abc-XYZ0123456 -->",
+        "<!-- hindsight:suggestion id=s1 entry=other/correctness-0123456789 -->",
+        f"<!-- hindsight:suggestion id= entry={KEY} -->",
+        f"<!-- HINDSIGHT:SUGGESTION id=s1 entry={KEY} -->",
+        f"<!-- hindsight:suggestion id=s1 entry={KEY} extra=1 -->",
+    ],
+)
+def test_anything_but_the_exact_form_is_none(body: str | None) -> None:
+    assert parse_suggestion_marker(body) is None
+
+
+def test_render_and_parse_a_fix_marker() -> None:
+    marker = render_fix_marker("s1")
+    assert marker == "<!-- hindsight:fix suggestion=s1 -->"
+    assert parse_fix_marker(f"Fixes the unchecked result.\n\n{marker}\n") == "s1"
+    assert parse_fix_marker(f"{render_fix_marker('a')} {render_fix_marker('b')}") == "b"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        "",
+        "<!-- hindsight:fix suggestion= -->",
+        "<!-- hindsight:fix suggestion=s1-->",
+        "<!-- hindsight:fix suggestion=s/1 -->",
+        "<!-- hindsight:fix id=s1 -->",
+        "<!-- hindsight:fix suggestion=s1 entry=x -->",
+    ],
+)
+def test_a_malformed_fix_marker_is_none(body: str | None) -> None:
+    assert parse_fix_marker(body) is None
+
+
+@pytest.mark.parametrize("sid", ["", "a b", "a/b", "<x>", "a" * 129, "é"])
+def test_rendering_rejects_ids_outside_the_alphabet(sid: str) -> None:
+    with pytest.raises(ValueError, match="suggestion id"):
+        render_fix_marker(sid)
+    with pytest.raises(ValueError, match="suggestion id"):
+        render_suggestion_marker(sid, KEY)
+
+
+def test_rendering_rejects_a_malformed_entry_key() -> None:
+    with pytest.raises(ValueError, match="entry key"):
+        render_suggestion_marker("s1", "lesson/Not A Key")
+
+
+@given(
+    st.text(
+        alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", min_size=1
+    ),
+    st.text(max_size=30),
+    st.text(max_size=200),
+)
+def test_round_trip(sid: str, title: str, body: str) -> None:
+    sid = sid[:128]
+    key = entry_key("security", title)
+    assert parse_suggestion_marker(with_suggestion_marker(body, sid, key)) == SuggestionMarker(
+        sid, key
+    )
+    assert parse_fix_marker(f"{body}\n{render_fix_marker(sid)}") == sid
+
+
+@given(st.text(max_size=300))
+def test_parsing_never_raises(body: str) -> None:
+    parse_suggestion_marker(body)
+    parse_fix_marker(body)

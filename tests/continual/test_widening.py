@@ -1,0 +1,88 @@
+"""Widening: a lesson reaches its account only by a proven finding or a merged fix PR elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from continual.recall.snapshot import build_snapshot, widened
+from continual.surfaces import hand_review_lessons
+from continual.values import Scope, Source
+from tests.support.recall import NOW, Tenant, accept, entry_of, seed
+
+
+@pytest.fixture
+def org(engine: Engine) -> Tenant:
+    return seed(engine, 1, "octo", "app", "lib", "cli")
+
+
+def scopes(engine: Engine, account_id: int) -> dict[str, Scope]:
+    with engine.connect() as conn:
+        snapshot = build_snapshot(conn, account_id, now=NOW)
+    return {lesson.repository: lesson.scope for lesson in snapshot.lessons}
+
+
+def handed_in(engine: Engine, tenant: Tenant, repo: str, tmp_path: Path) -> list[str]:
+    handed = hand_review_lessons(
+        engine,
+        tmp_path,
+        account_id=tenant.account_id,
+        repository_id=tenant.repos[repo],
+        session_id=f"review-{repo}",
+        paths=["src/app.py"],
+        now=NOW,
+    )
+    return [entry_id for entry_id, _ in handed.entries]
+
+
+def test_pure_rule() -> None:
+    entries = [("a", 1, "lesson/x-0123456789"), ("b", 2, "lesson/x-0123456789")]
+    assert widened(entries, []) == set()
+    assert widened(entries, [(1, "lesson/x-0123456789")]) == {"b"}
+    assert widened(entries, [(1, "lesson/other-slug-0123456789")]) == {"b"}, "same hash"
+    assert widened(entries, [(3, "lesson/x-9999999999")]) == set()
+
+
+@pytest.mark.parametrize("source", [Source.REPLY, Source.APPLIED, Source.PERSON])
+def test_other_sources_never_widen(
+    engine: Engine, org: Tenant, tmp_path: Path, source: Source
+) -> None:
+    accept(engine, org, "octo/app")
+    accept(engine, org, "octo/lib", source=source)
+    assert set(scopes(engine, org.account_id).values()) == {Scope.REPOSITORY}
+    assert handed_in(engine, org, "octo/cli", tmp_path) == []
+
+
+@pytest.mark.parametrize("source", [Source.PROVEN, Source.FIX_PR])
+def test_proof_in_a_second_repository_widens(
+    engine: Engine, org: Tenant, tmp_path: Path, source: Source
+) -> None:
+    accept(engine, org, "octo/app")
+    accept(engine, org, "octo/lib", source=source)
+    assert scopes(engine, org.account_id) == {
+        "octo/app": Scope.ACCOUNT,
+        "octo/lib": Scope.REPOSITORY,
+    }
+    app_entry = entry_of(engine, org.repos["octo/app"], "parse_config")
+    lib_entry = entry_of(engine, org.repos["octo/lib"], "parse_config")
+    assert handed_in(engine, org, "octo/cli", tmp_path) == [app_entry.id]
+    assert handed_in(engine, org, "octo/lib", tmp_path) == [lib_entry.id], "its own entry wins"
+
+
+def test_proof_in_the_same_repository_does_not_widen(
+    engine: Engine, org: Tenant, tmp_path: Path
+) -> None:
+    accept(engine, org, "octo/app")
+    accept(engine, org, "octo/app", source=Source.PROVEN)
+    assert scopes(engine, org.account_id) == {"octo/app": Scope.REPOSITORY}
+    assert handed_in(engine, org, "octo/cli", tmp_path) == []
+
+
+def test_nothing_widens_across_accounts(engine: Engine, org: Tenant, tmp_path: Path) -> None:
+    other = seed(engine, 2, "other", "app")
+    accept(engine, org, "octo/app")
+    accept(engine, other, "other/app", source=Source.PROVEN)
+    assert scopes(engine, org.account_id) == {"octo/app": Scope.REPOSITORY}
+    assert handed_in(engine, org, "octo/cli", tmp_path) == []

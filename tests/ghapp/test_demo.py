@@ -1,0 +1,93 @@
+"""The README's demo command runs the whole loop and checks every step in the store."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def readme_demo_command() -> str:
+    """The first command of the README's set-up block: install, then run the demo."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line and not line.startswith("#")]
+    return commands[0]
+
+
+def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
+    command = readme_demo_command()
+    assert command.endswith("hindsight demo")
+    # The install half ran for this test session already; run the demo exactly as written.
+    demo = command.split("&&")[-1].strip().split()
+    result = subprocess.run(
+        [*demo, "--dir", str(tmp_path / "demo")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for expected in (
+        "[1/9]",
+        "one review posted with",
+        "receipt: accepted by olivia",
+        "receipt: dismissed by olivia (rule grammar.dismiss, reason false-positive)",
+        "[active] Catch the specific exception",
+        "the review was handed 1 lesson(s)",
+        "decided by grammar.accept (reply): 1 accepted",
+        "decided by grammar.dismiss (reply): 1 dismissed",
+        "[9/9] Done",
+    ):
+        assert expected in out, out
+    assert (tmp_path / "demo" / "hindsight.db").is_file()
+    assert list((tmp_path / "demo" / "store").rglob("injections.jsonl"))
+
+
+def test_demo_refuses_a_folder_with_files(tmp_path: Path) -> None:
+    (tmp_path / "something").write_text("x")
+    result = subprocess.run(
+        ["hindsight", "demo", "--dir", str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and "not empty" in result.stdout
+
+
+def test_keep_leaves_the_app_up_with_a_working_token(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        ["hindsight", "demo", "--keep", "--dir", str(tmp_path / "demo")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        lines: list[str] = []
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if "Press Ctrl-C" in line:
+                break
+        text = "".join(lines)
+        url = re.search(r"export HINDSIGHT_URL=(\S+) HINDSIGHT_TOKEN=(\S+)", text)
+        assert url is not None, text
+        base, token = url.groups()
+        headers = {"authorization": f"Bearer {token}"}
+        recall = httpx.get(f"{base}/v1/recall", headers=headers, timeout=10)
+        assert recall.status_code == 200
+        states = sorted(lesson["state"] for lesson in recall.json()["lessons"])
+        assert states == ["active", "candidate"]
+        assert httpx.get(f"{base}/v1/recall", timeout=10).status_code == 401
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+        assert "stopped" in process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()

@@ -1,0 +1,293 @@
+"""The durable job queue: leases, retries, dead jobs, per-PR order, and crash recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from ghapp.app import build_deps
+from ghapp.cli import main as cli_main
+from ghapp.deps import Deps
+from ghapp.github.errors import Gone, RetryAt, Transient
+from ghapp.jobs import ClaimedJob, JobQueue, JobSpec, backoff_ms, enqueue
+from ghapp.router import Payload, Route, Router
+from ghapp.settings import Settings
+from ghapp.tables import Job, JobState
+from ghapp.worker import Worker
+from tests.support.web import wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+FAR_FUTURE = datetime.datetime(2100, 1, 1, tzinfo=datetime.UTC)
+
+
+class FakeClock:
+    """A settable clock in milliseconds (the queue never sleeps; time only moves when told)."""
+
+    def __init__(self, start: int = 1_700_000_000_000) -> None:
+        self.now = start
+
+    def __call__(self) -> int:
+        return self.now
+
+
+def add(engine: Engine, *specs: JobSpec, now: int) -> None:
+    with engine.begin() as conn:
+        enqueue(conn, specs, now=now)
+
+
+def state_of(engine: Engine, job_id: int) -> Job:
+    with engine.connect() as conn:
+        return conn.execute(select(Job).where(Job.id == job_id)).one()  # type: ignore[return-value]
+
+
+def test_claim_complete_and_lease_token_check(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
+    add(engine, JobSpec("a"), now=clock.now)
+    job = queue.claim()
+    assert job is not None and job.attempts == 1
+    assert queue.claim() is None  # leased: nobody else gets it
+    stale = dataclasses.replace(job, lease_token="0" * 32)
+    assert not queue.complete(stale)
+    assert queue.complete(job)
+    assert state_of(engine, job.id).state == JobState.DONE
+    assert not queue.complete(job)  # the lease is gone once settled
+
+
+def test_expired_lease_is_reclaimed_and_old_holder_cannot_finish(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
+    add(engine, JobSpec("a"), now=clock.now)
+    first = queue.claim()
+    assert first is not None
+    clock.now += 999
+    assert queue.claim() is None
+    clock.now += 2
+    second = queue.claim()
+    assert second is not None and second.id == first.id and second.attempts == 2
+    assert not queue.complete(first)
+    assert queue.complete(second)
+
+
+def test_failures_back_off_then_park_dead_and_retry_requeues(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=2, clock=clock)
+    add(engine, JobSpec("a"), now=clock.now)
+    job = queue.claim()
+    assert job is not None
+    queue.fail(job, "boom")
+    row = state_of(engine, job.id)
+    assert row.state == JobState.QUEUED and row.run_after_ms > clock.now
+    assert queue.claim() is None  # not due until the backoff passes
+    clock.now = row.run_after_ms
+    job = queue.claim()
+    assert job is not None and job.attempts == 2
+    queue.fail(job, "boom again")
+    assert state_of(engine, job.id).state == JobState.DEAD
+    assert queue.retry([job.id]) == 1
+    again = queue.claim()
+    assert again is not None and again.attempts == 1
+
+
+def test_backoff_grows_and_is_capped() -> None:
+    import random
+
+    rng = random.Random(7)
+    assert 1000 <= backoff_ms(1, rng=rng) <= 2000
+    assert 4000 <= backoff_ms(3, rng=rng) <= 8000
+    assert backoff_ms(40, rng=rng) <= 15 * 60_000
+
+
+def test_reschedule_does_not_spend_an_attempt(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=1, clock=clock)
+    add(engine, JobSpec("a"), now=clock.now)
+    job = queue.claim()
+    assert job is not None
+    queue.reschedule(job, clock.now + 60_000, "rate limited")
+    row = state_of(engine, job.id)
+    assert (row.state, row.attempts, row.run_after_ms) == ("queued", 0, clock.now + 60_000)
+    clock.now += 60_000
+    assert queue.claim() is not None
+
+
+def test_jobs_of_one_pull_request_run_one_at_a_time_in_order(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
+    add(
+        engine,
+        JobSpec("writeback", serial_key="pr:1:7"),
+        JobSpec("review", serial_key="pr:1:7"),
+        JobSpec("other", serial_key="pr:1:8"),
+        now=clock.now,
+    )
+    first = queue.claim()
+    second = queue.claim()
+    assert first is not None and second is not None
+    assert (first.kind, second.kind) == ("writeback", "other")
+    assert queue.claim() is None  # "review" waits for "writeback"
+    queue.complete(first)
+    third = queue.claim()
+    assert third is not None and third.kind == "review"
+
+
+def test_concurrent_claimers_never_share_a_job(engine: Engine) -> None:
+    queue = JobQueue(engine, lease_ms=60_000, max_attempts=3)
+    add(engine, *[JobSpec("a") for _ in range(200)], now=0)
+    claimed: list[int] = []
+    lock = threading.Lock()
+
+    def claimer() -> None:
+        while (job := queue.claim()) is not None:
+            with lock:
+                claimed.append(job.id)
+            queue.complete(job)
+
+    threads = [threading.Thread(target=claimer) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(claimed) == sorted(set(claimed))
+    assert len(claimed) == 200
+
+
+def worker_for(engine: Engine, database_url: str, handler: object, **settings: object) -> Worker:
+    router = Router([Route(event="t", actions=None, kind="t", handler=handler)])  # type: ignore[arg-type]
+    deps = build_deps(Settings(database_url=database_url, **settings), engine=engine)  # type: ignore[arg-type]
+    return Worker(deps, router, concurrency=2)
+
+
+@pytest.mark.parametrize(
+    ("error", "state", "attempts_left_counted"),
+    [
+        (Transient("502 from GitHub"), JobState.QUEUED, True),
+        (RetryAt(FAR_FUTURE, "secondary rate limit"), JobState.QUEUED, False),
+        (Gone("comment 5"), JobState.DONE, True),
+        (ValueError("a bug"), JobState.QUEUED, True),
+    ],
+    ids=["transient", "retry-at", "gone", "crash"],
+)
+def test_worker_settles_each_outcome(
+    engine: Engine,
+    database_url: str,
+    error: Exception,
+    state: JobState,
+    attempts_left_counted: bool,
+) -> None:
+    async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+        raise error
+
+    worker = worker_for(engine, database_url, handler)
+    add(engine, JobSpec("t"), now=0)
+    assert asyncio.run(worker.run_until_idle()) == 1
+    with engine.connect() as conn:
+        row = conn.execute(select(Job)).one()
+    assert row.state == state
+    assert row.attempts == (1 if attempts_left_counted else 0)
+    if isinstance(error, RetryAt):
+        assert row.run_after_ms == 4102444800000
+
+
+def test_suspended_installation_holds_jobs_until_unsuspended(
+    engine: Engine, database_url: str
+) -> None:
+    from continual.tables import Account
+    from ghapp.tables import Installation
+
+    ran: list[int] = []
+
+    async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+        ran.append(job.id)
+
+    with engine.begin() as conn:
+        conn.execute(
+            Account.__table__.insert(), {"id": 1, "login": "o", "type": "User", "created_ms": 0}
+        )
+        conn.execute(
+            Installation.__table__.insert(),
+            {"id": 9, "account_id": 1, "created_ms": 0, "suspended_ms": 5},
+        )
+    add(engine, JobSpec("t", installation_id=9), now=0)
+    worker = worker_for(engine, database_url, handler)
+    asyncio.run(worker.run_until_idle())
+    with engine.connect() as conn:
+        assert conn.execute(select(Job.state)).scalar_one() == JobState.HELD
+    assert ran == []
+    with engine.begin() as conn:
+        JobQueue.release_installation(conn, 9, now=0)
+        conn.execute(Installation.__table__.update().values(suspended_ms=None))
+    asyncio.run(worker.run_until_idle())
+    assert len(ran) == 1
+
+
+def test_worker_killed_mid_job_is_reclaimed_and_completes_once(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    """A real worker process is killed with SIGKILL while it runs a job; another finishes it."""
+    add(engine, JobSpec("test.block"), now=0)
+    log_path = tmp_path / "jobs.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Run as a module from the root: as a script, tests/support/ would shadow the packages.
+    script = ["-m", "tests.support.worker_proc"]
+    victim = subprocess.Popen(
+        [sys.executable, *script, database_url, str(log_path), "60"], env=env, cwd=ROOT
+    )
+    try:
+        wait_for(lambda: log_path.exists() and "start" in log_path.read_text(), what="job start")
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=10)
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+    with engine.connect() as conn:
+        assert conn.execute(select(Job.state)).scalar_one() == JobState.RUNNING
+
+    # The lease (1 s) must run out before a second worker may take the job over.
+    def finished() -> bool:
+        subprocess.run(
+            [sys.executable, *script, database_url, str(log_path), "0"],
+            env=env,
+            check=True,
+            cwd=ROOT,
+        )
+        return "done" in log_path.read_text()
+
+    wait_for(finished, timeout=30, what="the job to be reclaimed")
+    lines = log_path.read_text().splitlines()
+    assert Counter(line.split()[0] for line in lines) == {"start": 2, "done": 1}
+    with engine.connect() as conn:
+        row = conn.execute(select(Job)).one()
+    assert (row.state, row.attempts) == (JobState.DONE, 2)
+
+
+def test_jobs_cli_lists_and_retries_dead_jobs(
+    engine: Engine,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=1)
+    add(engine, JobSpec("doomed"), now=0)
+    job = queue.claim()
+    assert job is not None
+    queue.fail(job, "it broke")
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda level: None)
+    assert cli_main(["jobs", "list", "--state", "dead"]) == 0
+    out = capsys.readouterr().out
+    assert "dead" in out and "doomed" in out and "it broke" in out
+    assert cli_main(["jobs", "retry", str(job.id)]) == 0
+    assert "requeued 1" in capsys.readouterr().out
+    assert state_of(engine, job.id).state == JobState.QUEUED

@@ -1,0 +1,410 @@
+"""The review end to end: signed webhooks from the simulator into the app, one review posted back."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import Engine, Row, select
+
+from continual.markers import parse_suggestion_marker
+from continual.tables import (
+    Agreement,
+    CallRecordRow,
+    MemoryHitRow,
+    MemoryItemRow,
+    Receipt,
+    ReviewRecord,
+    Suggestion,
+)
+from continual.writeback import apply_decisions
+from ghapp.cli import review as cli_review
+from ghapp.cli.review import ledgers
+from ghapp.simulator import addition_patch
+from review import persist, records
+from review.prompt import HEADER_END
+from tests.conftest import WEBHOOK_SECRET
+from tests.support.review import (
+    REVIEW_POSTS,
+    bug_files,
+    git_repo,
+    harness,
+    lenses_toml,
+    requests_of,
+    review_toml,
+    seat_toml,
+)
+from tests.support.seat_servers import (
+    API_KEY,
+    MODEL,
+    Provider,
+    anthropic_app,
+    openai_app,
+    user_text,
+)
+from tests.support.seat_servers import serve as serve_provider
+from tests.support.simulator import REPO
+from tests.support.store import decision
+from tests.support.web import deliver
+
+TOOL_LINE = "Tool path: `PYTHONPATH=src pytest -q` passed where `pytest -q` failed."
+
+
+def _rows(engine: Engine, table: Any) -> list[Row[Any]]:
+    with engine.connect() as conn:
+        return list(conn.execute(select(table)).all())
+
+
+def test_opened_pull_gets_one_review_from_two_seats_two_lenses_and_several_shards(
+    engine: Engine, tmp_path: Path
+) -> None:
+    logs = tmp_path / "requests"
+    logs.mkdir()
+    toml = (
+        seat_toml(tmp_path, "alpha", log_dir=str(logs), tool_path=True)
+        + seat_toml(tmp_path, "beta", lab="other-lab", log_dir=str(logs))
+        + lenses_toml("correctness", "tests")
+        + review_toml(shard_chars=1500, parallel_calls=2)
+    )
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, title="Parse the config", files=bug_files(4))
+        h.run()
+
+        assert h.review_posts() == 1
+        (post,) = h.sim.requests("POST", REVIEW_POSTS)
+        comments = post.body["comments"]
+        # 4 files × 2 lenses = 8 mechanisms-on-a-line; beta's identical findings are agreements.
+        assert len(comments) == 8
+        markers = [parse_suggestion_marker(c["body"]) for c in comments]
+        assert all(marker is not None for marker in markers)
+        assert all(
+            "```suggestion\nconfig = parse_config(raw) or {}\n```" in c["body"] for c in comments
+        )
+        assert all("Also reported by: beta (other-lab)." in c["body"] for c in comments)
+
+        requests = requests_of(logs)
+        assert len(requests) == 16
+        assert {r["shard"]["count"] for r in requests} == {4}
+        headers = {r["header"] for r in requests}
+        assert len(headers) == 1
+        (header,) = headers
+        assert header.endswith(HEADER_END)
+        assert all(r["prompt"].startswith(header) for r in requests)
+
+        later = [r for r in requests if r["shard"]["index"] > 0 or r["seat"]["name"] == "beta"]
+        assert later and all(TOOL_LINE in r["memory"] for r in later)
+
+    suggestions = _rows(engine, Suggestion)
+    assert len(suggestions) == 8
+    assert {s.seat for s in suggestions} == {"alpha"}
+    assert all(s.comment_id is not None and s.set_sha256 for s in suggestions)
+    assert {m.suggestion_id for m in markers if m} == {s.id for s in suggestions}
+    assert len(_rows(engine, Agreement)) == 8
+    calls = _rows(engine, CallRecordRow)
+    assert len(calls) == 16 and {c.status for c in calls} == {"ok"}
+    (review,) = _rows(engine, ReviewRecord)
+    (posted,) = h.sim.reviews(REPO, 1, include_implicit=False)
+    assert review.state == "posted" and review.github_review_id == posted["id"]
+    assert f"<!-- hindsight:review id={review.id} -->" in posted["body"]
+    ledger = ledgers(engine, now=0)
+    assert [(x["repository"], x["calls"]["ok"], x["posted"]) for x in ledger] == [(REPO, 16, 1)]
+
+
+def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) -> None:
+    logs = tmp_path / "requests"
+    logs.mkdir()
+    toml = (
+        seat_toml(tmp_path, "alpha", log_dir=str(logs), tool_path=True, facts=True)
+        + seat_toml(tmp_path, "beta", lab="other-lab", log_dir=str(logs), facts=True)
+        + lenses_toml("correctness", "tests")
+        + review_toml(shard_chars=1500, parallel_calls=1, memory_chars=400, max_calls=10)
+    )
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=bug_files(4))
+        h.run()
+        assert h.review_posts() == 1
+
+    requests = requests_of(logs)
+    assert len(requests) == 10
+    assert all(len(r["memory"]) <= 400 for r in requests)
+    assert any(re.search(r"\(\d+ more omitted\)\n$", r["memory"]) for r in requests)
+    calls = _rows(engine, CallRecordRow)
+    assert sum(1 for c in calls if c.status == "skipped") == 16 - 10
+    assert max(c.memory_omitted for c in calls) > 0
+    (ledger,) = ledgers(engine, now=0)
+    assert (ledger["calls"]["ok"], ledger["calls"]["skipped"]) == (10, 6)
+
+
+def test_failing_hanging_and_garbage_seats_do_not_stop_the_review(
+    engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toml = (
+        seat_toml(tmp_path, "good")
+        + seat_toml(tmp_path, "broken", mode="fail")
+        + seat_toml(tmp_path, "stuck", mode="hang", timeout_s=1)
+        + seat_toml(tmp_path, "chatty", mode="garbage")
+        + lenses_toml("correctness")
+        + review_toml(parallel_calls=4)
+    )
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=bug_files(1))
+        started = time.monotonic()
+        h.run()
+        assert time.monotonic() - started < 15
+        assert h.review_posts() == 1
+        (post,) = h.sim.requests("POST", REVIEW_POSTS)
+        assert len(post.body["comments"]) == 1
+        assert "3 of 4 calls failed" in post.body["body"]
+
+    (ledger,) = ledgers(engine, now=0)
+    assert (ledger["calls"]["ok"], ledger["calls"]["failed"]) == (1, 3)
+    assert {(f["seat"], f["reason"]) for f in ledger["calls"]["failures"]} == {
+        ("broken", "exit"),
+        ("stuck", "timeout"),
+        ("chatty", "invalid-json"),
+    }
+    (row,) = ledger["by_seat_and_lens"]
+    assert (row["seat"], row["total"], row["pending"]) == ("good", 1, 1)
+    code = cli_review.cmd_ledger(argparse.Namespace(repo=REPO, json=False), h.settings)
+    printed = capsys.readouterr().out
+    assert code == 0 and "calls: 1 ok, 3 failed, 0 skipped" in printed
+    assert "failed: seat stuck, timeout: 1" in printed
+
+
+def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
+    engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs = tmp_path / "requests"
+    logs.mkdir()
+    toml = seat_toml(tmp_path, "alpha", log_dir=str(logs), tool_path=True) + lenses_toml("tests")
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=bug_files(1))
+        h.run()
+        first = requests_of(logs)
+        assert all("Recalled from earlier sessions:" not in r["cross_session"] for r in first)
+        for path in logs.iterdir():
+            path.unlink()
+        h.sim.open_pull(REPO, files=bug_files(1, prefix="lib/other"))
+        h.run()
+        second = requests_of(logs)
+        assert h.review_posts() == 2
+
+    reviews = sorted(_rows(engine, ReviewRecord), key=lambda r: r.pr)
+    old, new = reviews[0].id, reviews[1].id
+    (request,) = second
+    assert request["cross_session"].startswith("Recalled from earlier sessions:\n")
+    assert f"{TOOL_LINE} (session {old}, seat alpha, commit " in request["cross_session"]
+    assert TOOL_LINE not in request["memory"]
+
+    items = _rows(engine, MemoryItemRow)
+    tool = next(i for i in items if i.kind == "tool_path" and i.review_id == old)
+    assert tool.state == "active" and tool.expires_ms - tool.created_ms == 90 * 86_400_000
+    assert {i.state for i in items if i.kind != "tool_path"} <= {"candidate"}
+    (hit,) = _rows(engine, MemoryHitRow)
+    assert (hit.review_id, hit.recalled_review_id) == (new, old)
+    (ledger,) = ledgers(engine, now=0)
+    assert ledger["hits"] == 1
+
+    settings = h.settings
+    code = cli_review.cmd_memory(
+        argparse.Namespace(memory_command="show", review=new, json=True), settings
+    )
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    assert {line["type"] for line in lines} >= {"session", "learned", "recalled", "hit"}
+    code = cli_review.cmd_memory(
+        argparse.Namespace(memory_command="clear", review=new, json=False), settings
+    )
+    assert code == 0 and "1 hits" in capsys.readouterr().out
+    assert persist.find_session_file(settings.store_dir, new) is None
+    assert _rows(engine, MemoryHitRow) == []
+
+
+def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
+    engine: Engine, tmp_path: Path
+) -> None:
+    logs = tmp_path / "requests"
+    logs.mkdir()
+    toml = seat_toml(tmp_path, "alpha", log_dir=str(logs)) + lenses_toml("correctness")
+    lesson = "Check the result of `parse_config` in src/app.py before using it."
+    files = {"src/app.py": addition_patch(["raw = read()", "config = parse_config(raw)  # BUG"])}
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=files)
+        h.run()
+        (first,) = _rows(engine, Suggestion)
+        assert lesson not in requests_of(logs)[0]["header"]
+        apply_decisions(engine, [decision(first.id, at=h.clock() // 1000)], now=h.clock())
+        for path in logs.iterdir():
+            path.unlink()
+
+        h.sim.open_pull(REPO, files=files)
+        h.run()
+        (request,) = requests_of(logs)
+
+    assert f"- {lesson}" in request["header"]
+    assert [lesson["text"] for lesson in request["lessons"]] == [lesson]
+    reviews = sorted(_rows(engine, ReviewRecord), key=lambda r: r.pr)
+    assert reviews[1].lessons == 1 and reviews[1].set_sha256 != reviews[0].set_sha256
+    (second,) = [s for s in _rows(engine, Suggestion) if s.pr == 2]
+    assert second.set_sha256 == reviews[1].set_sha256
+    apply_decisions(engine, [decision(second.id, at=h.clock() // 1000)], now=h.clock())
+    with engine.connect() as conn:
+        receipt = conn.execute(select(Receipt).where(Receipt.suggestion_id == second.id)).one()
+    assert receipt.set_sha256 == reviews[1].set_sha256
+    injections = (h.store_dir / "octo-org" / "widgets" / "injections.jsonl").read_text()
+    assert reviews[1].set_sha256 in injections
+    (ledger,) = ledgers(engine, now=h.clock())
+    acceptance = ledger["acceptance"]
+    assert (acceptance["with_lessons"]["accepted"], acceptance["without_lessons"]["accepted"]) == (
+        1,
+        1,
+    )
+
+
+PROVEN_FIX = """\
+--- a/calc.py
++++ b/calc.py
+@@ -1,2 +1,2 @@
+ def double(x):
+-    return x + x + 1
++    return x + x
+"""
+TEST = "python3 -c 'import calc; assert calc.double(2) == 4'"
+ALWAYS_PASSES = "python3 -c 'import calc'"
+
+
+def test_a_proof_that_fails_then_passes_is_posted_proven_and_accepted(
+    engine: Engine, tmp_path: Path
+) -> None:
+    proof = {"test": TEST, "fix": PROVEN_FIX}
+    weak = {"test": ALWAYS_PASSES, "fix": PROVEN_FIX}
+    findings = [
+        {
+            "path": "calc.py",
+            "line": 2,
+            "title": "Off by one in double",
+            "body": "It adds 1.",
+            "lesson": "Return `x + x` from `double` in calc.py.",
+            "proof": proof,
+        },
+        {
+            "path": "calc.py",
+            "line": 1,
+            "title": "Double is untested",
+            "body": "No test.",
+            "proof": weak,
+        },
+    ]
+    toml = seat_toml(tmp_path, "alpha", findings=findings) + lenses_toml("correctness")
+    with harness(engine, tmp_path, toml) as h:
+        checkout = persist.checkout_dir(h.store_dir, REPO)
+        head = git_repo(checkout, {"calc.py": "def double(x):\n    return x + x + 1\n"})
+        patch = "@@ -0,0 +1,2 @@\n+def double(x):\n+    return x + x + 1"
+        h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head)
+        h.run()
+        (post,) = h.sim.requests("POST", REVIEW_POSTS)
+
+    by_title = {s.title: s for s in _rows(engine, Suggestion)}
+    assert by_title["Off by one in double"].proven is True
+    assert by_title["Double is untested"].proven is False
+    bodies = {c["line"]: c["body"] for c in post.body["comments"]}
+    assert "**Proven:**" in bodies[2] and "**Proven:**" not in bodies[1]
+    receipts = _rows(engine, Receipt)
+    assert [(r.suggestion_id, r.decision, r.source) for r in receipts] == [
+        (by_title["Off by one in double"].id, "accepted", "proven")
+    ]
+    worktrees = subprocess.run(
+        ["git", "worktree", "list"], cwd=checkout, capture_output=True, text=True, check=True
+    )
+    assert len(worktrees.stdout.splitlines()) == 1
+
+
+def test_the_same_opened_delivered_twice_posts_one_review(engine: Engine, tmp_path: Path) -> None:
+    toml = seat_toml(tmp_path, "alpha") + lenses_toml("correctness")
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=bug_files(1))
+        opened = h.sim.deliveries[-1]
+        with httpx.Client(trust_env=False) as client:
+            again = deliver(client, h.url, WEBHOOK_SECRET, "pull_request", opened.body, opened.id)
+            assert again.status_code == 200 and again.json()["duplicate"] is True
+            variant = json.loads(opened.body)
+            variant["redelivered"] = True
+            assert (
+                deliver(client, h.url, WEBHOOK_SECRET, "pull_request", variant).status_code == 202
+            )
+        assert h.run() == 3  # installation, opened, the variant
+        assert h.review_posts() == 1
+    assert len(_rows(engine, ReviewRecord)) == 1
+
+
+def test_a_retry_after_a_crash_between_posting_and_recording_does_not_post_twice(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toml = seat_toml(tmp_path, "alpha") + lenses_toml("correctness")
+    real = records.mark_posted
+    crashes: list[str] = []
+
+    def crash_once(*args: Any, **kwargs: Any) -> None:
+        if not crashes:
+            crashes.append("crashed")
+            raise RuntimeError("the process died right after GitHub answered")
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(records, "mark_posted", crash_once)
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=bug_files(2))
+        h.run()
+        assert crashes and h.review_posts() == 1
+        (review,) = _rows(engine, ReviewRecord)
+        assert review.state == "posting"
+        h.clock.advance(600)
+        assert h.run() == 1
+        assert h.review_posts() == 1
+
+    (review,) = _rows(engine, ReviewRecord)
+    assert review.state == "posted" and review.github_review_id is not None
+    assert all(s.comment_id is not None for s in _rows(engine, Suggestion))
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_loopback_provider_serves_a_review(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setenv("LOOPBACK_SEAT_KEY", API_KEY)
+    provider = Provider()
+    app = openai_app(provider) if kind == "openai" else anthropic_app(provider)
+
+    async def scenario() -> None:
+        async with serve_provider(app, provider) as url:
+            base_url = f"{url}/v1" if kind == "openai" else url
+            toml = (
+                f'[[seats]]\nname = "remote"\nlab = "{kind}"\nkind = "{kind}"\n'
+                f'model = "{MODEL}"\nbase_url = "{base_url}"\n'
+                'api_key_env = "LOOPBACK_SEAT_KEY"\ntimeout_s = 20\n'
+            ) + lenses_toml("correctness")
+            with harness(engine, tmp_path, toml) as h:
+                h.sim.open_pull(REPO)  # src/app.py gains three lines
+                await h.worker.run_until_idle()
+                assert h.review_posts() == 1
+                (post,) = h.sim.requests("POST", REVIEW_POSTS)
+                (comment,) = post.body["comments"]
+                assert (comment["path"], comment["line"]) == ("src/app.py", 3)
+
+    asyncio.run(scenario())
+    (sent,) = provider.requests
+    prompt = user_text(sent)
+    assert prompt.startswith("You are one reviewer of a GitHub pull request.")
+    if kind == "anthropic":
+        header_block = sent["json"]["messages"][0]["content"][0]
+        assert header_block["cache_control"] == {"type": "ephemeral"}
+        assert header_block["text"].endswith(HEADER_END)
+    (suggestion,) = _rows(engine, Suggestion)
+    assert (suggestion.seat, suggestion.lab) == ("remote", kind)

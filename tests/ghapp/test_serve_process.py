@@ -1,0 +1,181 @@
+"""`hindsight serve` and `hindsight worker` as real processes, configured only by the environment."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import Engine, select
+
+from continual.tables import Repository
+from ghapp.db import reading
+from ghapp.simulator import GitHubSimulator
+from ghapp.tables import Job
+from tests.conftest import WEBHOOK_SECRET
+from tests.support.simulator import APP_ID, ORG, REPO, app_key
+from tests.support.web import wait_for
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def sim() -> Iterator[GitHubSimulator]:
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as simulator:
+        yield simulator
+
+
+def environment(sim: GitHubSimulator, database_url: str, tmp_path: Path) -> dict[str, str]:
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(app_key().private_pem)
+    return {
+        **os.environ,
+        "HINDSIGHT_DATABASE_URL": database_url,
+        "HINDSIGHT_GITHUB_APP_ID": str(APP_ID),
+        "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE": str(key_file),
+        "HINDSIGHT_WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "HINDSIGHT_GITHUB_API_URL": sim.base_url,
+        "HINDSIGHT_STORE_DIR": str(tmp_path / "store"),
+        "HINDSIGHT_CONFIG": str(tmp_path / "hindsight.toml"),
+    }
+
+
+def start(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ghapp.cli", *command],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def stop(process: subprocess.Popen[str]) -> str:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    process.stdout.close()
+    return output
+
+
+def ready(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_serve_records_webhooks_and_its_worker_runs_them(
+    engine: Engine, database_url: str, tmp_path: Path, sim: GitHubSimulator
+) -> None:
+    port = free_port()
+    server = start(
+        ["serve", "--port", str(port)], environment(sim, database_url, tmp_path), tmp_path
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        assert server.poll() is None
+        sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
+        sim.add_installation(ORG, repositories=[REPO])
+
+        def installed() -> bool:
+            with reading(engine) as conn:
+                return conn.execute(select(Repository.full_name)).scalars().all() == [REPO]
+
+        wait_for(installed, what="the installation job to run")
+    finally:
+        output = stop(server)
+    assert "key SHA256:" in output, "the key is shown only by its fingerprint"
+    assert "PRIVATE KEY" not in output and WEBHOOK_SECRET not in output
+
+
+def test_web_only_replica_and_a_separate_worker(
+    engine: Engine, database_url: str, tmp_path: Path, sim: GitHubSimulator
+) -> None:
+    env = environment(sim, database_url, tmp_path)
+    port = free_port()
+    server = start(["serve", "--no-worker", "--port", str(port)], env, tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
+        sim.add_installation(ORG, repositories=[REPO])
+        with reading(engine) as conn:
+            (state,) = conn.execute(select(Job.state)).scalars().all()
+        assert state == "queued", "a web-only replica runs no job"
+    finally:
+        stop(server)
+    worker = start(["worker", "--until-idle"], env, tmp_path)
+    output = stop_after_exit(worker)
+    assert "ran 1 jobs" in output
+    with reading(engine) as conn:
+        assert conn.execute(select(Job.state)).scalars().all() == ["done"]
+        assert conn.execute(select(Repository.full_name)).scalars().all() == [REPO]
+
+
+def stop_after_exit(process: subprocess.Popen[str]) -> str:
+    assert process.wait(timeout=60) == 0
+    return stop(process)
+
+
+def test_serve_refuses_a_missing_key_file(
+    database_url: str, tmp_path: Path, sim: GitHubSimulator
+) -> None:
+    env = environment(sim, database_url, tmp_path)
+    env["HINDSIGHT_GITHUB_PRIVATE_KEY_FILE"] = str(tmp_path / "missing.pem")
+    result = subprocess.run(
+        [sys.executable, "-m", "ghapp.cli", "serve"], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE" in result.stderr
+
+
+@pytest.mark.skipif(
+    not os.environ.get("HINDSIGHT_TEST_DATABASE_URL"),
+    reason="PostgreSQL is never migrated implicitly",
+)
+def test_serve_and_worker_refuse_an_unmigrated_postgresql(
+    tmp_path: Path, sim: GitHubSimulator
+) -> None:
+    from sqlalchemy import create_engine, text
+
+    url = os.environ["HINDSIGHT_TEST_DATABASE_URL"]
+    schema = f"unmigrated_{os.getpid()}"
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        scoped = f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+        env = environment(sim, scoped, tmp_path)
+        for command in (["serve"], ["worker", "--until-idle"]):
+            result = subprocess.run(
+                [sys.executable, "-m", "ghapp.cli", *command],
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            assert result.returncode == 2, result.stderr
+            assert "run `hindsight migrate`" in result.stderr
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()

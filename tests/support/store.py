@@ -1,0 +1,96 @@
+"""Helpers for store tests: an account, a repository and suggestions with sensible defaults."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, insert
+
+from continual import store
+from continual.decide import ThreadDecision
+from continual.entry_keys import entry_key
+from continual.tables import Account, Repository
+from continual.values import Decision, Reason, Source
+
+ACCOUNT_ID = 101
+REPO_ID = 201
+OTHER_REPO_ID = 202
+_ids = itertools.count(1)
+
+LESSON = "Check the result of `parse_config` in src/app.py before using it."
+TITLE = "Unchecked parse_config result"
+
+
+def seed_tenant(engine: Engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            insert(Account).values(
+                id=ACCOUNT_ID, login="octo-org", type="Organization", created_ms=0
+            )
+        )
+        conn.execute(
+            insert(Repository).values(
+                [
+                    {"id": REPO_ID, "account_id": ACCOUNT_ID, "full_name": "octo-org/app"},
+                    {"id": OTHER_REPO_ID, "account_id": ACCOUNT_ID, "full_name": "octo-org/lib"},
+                ]
+            )
+        )
+
+
+def add_suggestion(
+    engine: Engine,
+    *,
+    pr: int = 7,
+    repository_id: int = REPO_ID,
+    lab: str | None = "acme-labs",
+    title: str = TITLE,
+    lesson: str = LESSON,
+    lens: str = "correctness",
+    **fields: Any,
+) -> str:
+    sid = f"s{next(_ids)}"
+    suggestion = store.NewSuggestion(
+        id=sid,
+        account_id=ACCOUNT_ID,
+        repository_id=repository_id,
+        pr=pr,
+        head_sha="a" * 40,
+        path="src/app.py",
+        line=12,
+        seat="alpha",
+        lab=lab,
+        lens=lens,
+        title=title,
+        entry_key=entry_key(lens, title),
+        lesson=lesson,
+        set_sha256="f" * 64,
+        **fields,
+    )
+    with engine.begin() as conn:
+        store.record_suggestion(conn, suggestion, now=0)
+    return sid
+
+
+def decision(
+    sid: str,
+    kind: Decision = Decision.ACCEPTED,
+    *,
+    reason: Reason | None = None,
+    at: int = 1_700_000_000,
+    source: Source = Source.REPLY,
+    actor: str = "maintainer",
+) -> ThreadDecision:
+    return ThreadDecision(
+        suggestion_id=sid,
+        decision=kind,
+        reason=reason,
+        source=source,
+        rule="grammar.accept" if kind is Decision.ACCEPTED else "grammar.dismiss",
+        span=kind.value,
+        actor=actor,
+        at=datetime.fromtimestamp(at, UTC),
+        reply_id=None,
+    )
