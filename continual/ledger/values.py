@@ -1,8 +1,4 @@
-"""The ledger's values: one repository's counts, and with the brain its lessons and what was handed.
-
-Field names are the names the API and the CLI print (see docs/api.md), in the order they print,
-so a new counter is one new field here plus the query that fills it.
-"""
+"""The ledger's values: one repository's counts, and with the brain its lessons and what was handed."""
 
 from __future__ import annotations
 
@@ -14,6 +10,9 @@ from continual.recall.snapshot import Lesson
 from continual.values import Decision
 
 PENDING = "pending"
+
+# Field names are the keys the API and the CLI print (docs/api.md), in the order they print them:
+# a new counter is one new field here, plus the query that fills it.
 
 # Field metadata read by renderers: INLINE puts a value's own fields beside its siblings' instead
 # of under its name; BRAIN marks what only `brain=true` fills (None, and left out, otherwise).

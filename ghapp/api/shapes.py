@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
-from enum import Enum
 from typing import Any
 
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
@@ -71,7 +70,7 @@ def brain_lesson_json(lesson: Lesson) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A ledger value as JSON: dataclass fields by name and in order, enums by value."""
+    """A ledger value as JSON: dataclass fields by name and in order, tuples as lists."""
     if isinstance(value, Lesson):
         return brain_lesson_json(value)
     if is_dataclass(value) and not isinstance(value, type):
@@ -85,9 +84,7 @@ def _plain(value: Any) -> Any:
             else:
                 out[f.name] = _plain(inner)
         return out
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple):
         return [_plain(x) for x in value]
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
