@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from continual import persons
-from continual.ledger import review_ledger
+from continual.ledger import RepositoryLedger, review_ledger
 from continual.persons import Caller, InvalidField, Preference
 from continual.sessions import delete_session
 from ghapp.api.auth import (
@@ -21,7 +19,7 @@ from ghapp.api.auth import (
     not_found,
     run,
 )
-from ghapp.api.shapes import preference_json
+from ghapp.api.shapes import ledger_json, preference_json
 from ghapp.db import reading
 
 
@@ -57,11 +55,12 @@ async def ledger(request: Request, caller: Caller) -> Response:
     brain = bool_param(request, "brain")
     deps = deps_of(request)
 
-    def read() -> list[dict[str, Any]]:
+    def read() -> list[RepositoryLedger]:
         with reading(deps.engine) as conn:
             return review_ledger(conn, caller.account_id, now=deps.clock(), brain=brain)
 
-    return JSONResponse({"repositories": await run(read), "brain": brain})
+    repositories = [ledger_json(x) for x in await run(read)]
+    return JSONResponse({"repositories": repositories, "brain": brain})
 
 
 @authenticated

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
 from typing import Any
 
+from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.persons import Caller, Preference
 from continual.recall.snapshot import Lesson, SourceReceipt
 from continual.surfaces import Handed, Target
@@ -45,6 +48,53 @@ def lesson_json(lesson: Lesson) -> dict[str, Any]:
         "last_confirmed_at": iso(lesson.last_confirmed_ms),
         "expires_at": iso(lesson.expires_ms),
     }
+
+
+# What `brain=true` shows of each lesson in the ledger (the API's BrainLesson).
+BRAIN_LESSON_FIELDS = (
+    "id",
+    "key",
+    "scope",
+    "lens",
+    "title",
+    "text",
+    "state",
+    "revision",
+    "confirmations",
+)
+
+
+def brain_lesson_json(lesson: Lesson) -> dict[str, Any]:
+    whole = lesson_json(lesson)
+    return {name: whole[name] for name in BRAIN_LESSON_FIELDS}
+
+
+def _plain(value: Any) -> Any:
+    """A ledger value as JSON: dataclass fields by name and in order, tuples as lists."""
+    if isinstance(value, Lesson):
+        return brain_lesson_json(value)
+    if is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in fields(value):
+            inner = getattr(value, f.name)
+            if f.metadata.get(BRAIN) and inner is None:
+                continue
+            if f.metadata.get(INLINE):
+                out.update(_plain(inner))
+            else:
+                out[f.name] = _plain(inner)
+        return out
+    if isinstance(value, tuple):
+        return [_plain(x) for x in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def ledger_json(ledger: RepositoryLedger) -> dict[str, Any]:
+    """One repository of the ledger, as `GET /v1/review-ledger` and `hindsight ledger --json` show it."""
+    shaped: dict[str, Any] = _plain(ledger)
+    return shaped
 
 
 def handed_json(target: Target, handed: Handed) -> dict[str, Any]:

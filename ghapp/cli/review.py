@@ -6,12 +6,14 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy import Engine, select
 
-from continual.ledger import review_ledger
+from continual.ledger import Counts, RepositoryLedger, review_ledger
 from continual.tables import Account
+from ghapp.api.shapes import ledger_json
 from ghapp.cli.common import open_engine
 from ghapp.db import reading
 from ghapp.jobs import now_ms
@@ -66,12 +68,12 @@ def _memory_line(line: dict[str, Any]) -> str:
     )
 
 
-def _rate(counts: Mapping[str, Any]) -> str:
-    rate = counts["acceptance_rate"]
+def _rate(counts: Counts) -> str:
+    rate = counts.acceptance_rate
     value = "n/a" if rate is None else f"{rate:.0%}"
     return (
-        f"{value} ({counts['accepted']} accepted, {counts['dismissed']} dismissed, "
-        f"{counts['pending']} pending)"
+        f"{value} ({counts.accepted} accepted, {counts.dismissed} dismissed, "
+        f"{counts.pending} pending)"
     )
 
 
@@ -79,56 +81,57 @@ def _states(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v) or "none"
 
 
-def print_ledger(record: Mapping[str, Any]) -> None:
-    """One repository of `continual.ledger.review_ledger`, for people."""
-    calls = record["calls"]
-    print(f"{record['repository']}")
-    print(f"  reviews: {record['reviews']} ({record['posted']} posted)")
-    print(f"  calls: {calls['ok']} ok, {calls['failed']} failed, {calls['skipped']} skipped")
-    for failure in calls["failures"]:
-        print(f"    failed: seat {failure['seat']}, {failure['reason']}: {failure['count']}")
-    print(f"  acceptance with lessons handed: {_rate(record['acceptance']['with_lessons'])}")
-    print(f"  acceptance without lessons: {_rate(record['acceptance']['without_lessons'])}")
-    print(f"  memory hits: {record['hits']}")
-    print(f"  session memory: {_states(record['memory'])}")
-    print(f"  lesson entries: {_states(record['entries'])}")
-    for rule in record["decisions_by_rule"]:
-        print(f"  decided by {rule['rule']} ({rule['source']}): {rule['count']} {rule['decision']}")
-    if record["by_seat_and_lens"]:
+def print_ledger(ledger: RepositoryLedger) -> None:
+    """One repository of the ledger, for people."""
+    calls = ledger.calls
+    print(f"{ledger.repository}")
+    print(f"  reviews: {ledger.reviews} ({ledger.posted} posted)")
+    print(f"  calls: {calls.ok} ok, {calls.failed} failed, {calls.skipped} skipped")
+    for failure in calls.failures:
+        print(f"    failed: seat {failure.seat}, {failure.reason}: {failure.count}")
+    print(f"  acceptance with lessons handed: {_rate(ledger.acceptance.with_lessons)}")
+    print(f"  acceptance without lessons: {_rate(ledger.acceptance.without_lessons)}")
+    print(f"  memory hits: {ledger.hits}")
+    print(f"  session memory: {_states(ledger.memory)}")
+    print(f"  lesson entries: {_states(asdict(ledger.entries))}")
+    for rule in ledger.decisions_by_rule:
+        print(f"  decided by {rule.rule} ({rule.source}): {rule.count} {rule.decision}")
+    if ledger.by_seat_and_lens:
         print(
             f"  {'seat':<16} {'lens':<14} {'sugg':>5} {'acc':>5} {'dis':>5} {'pend':>5} "
             f"{'proven':>6} {'agreed':>6}"
         )
-    for row in record["by_seat_and_lens"]:
+    for row in ledger.by_seat_and_lens:
+        counts = row.counts
         print(
-            f"  {row['seat']:<16} {row['lens']:<14} {row['total']:>5} {row['accepted']:>5} "
-            f"{row['dismissed']:>5} {row['pending']:>5} {row['proven']:>6} {row['agreements']:>6}"
+            f"  {row.seat:<16} {row.lens:<14} {counts.total:>5} {counts.accepted:>5} "
+            f"{counts.dismissed:>5} {counts.pending:>5} {row.proven:>6} {row.agreements:>6}"
         )
 
 
-def ledgers(engine: Engine, *, now: int, repository: str | None = None) -> list[dict[str, Any]]:
+def ledgers(engine: Engine, *, now: int, repository: str | None = None) -> list[RepositoryLedger]:
     """The ledger of every account's repositories (or of one repository)."""
     with reading(engine) as conn:
         accounts = conn.execute(select(Account.id).order_by(Account.login)).scalars().all()
-        records = [
-            record
+        found = [
+            ledger
             for account_id in accounts
-            for record in review_ledger(conn, account_id, now=now, brain=False)
+            for ledger in review_ledger(conn, account_id, now=now, brain=False)
         ]
-    return [r for r in records if repository is None or r["repository"] == repository]
+    return [x for x in found if repository is None or x.repository == repository]
 
 
 def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
     with open_engine(settings) as engine:
-        records = ledgers(engine, now=now_ms(), repository=args.repo)
+        found = ledgers(engine, now=now_ms(), repository=args.repo)
     if args.json:
-        print(json.dumps(records, sort_keys=True, indent=2))
+        print(json.dumps([ledger_json(x) for x in found], sort_keys=True, indent=2))
         return 0
-    if not records:
+    if not found:
         print("no repositories yet")
         return 0
-    for record in records:
-        print_ledger(record)
+    for ledger in found:
+        print_ledger(ledger)
     return 0
 
 

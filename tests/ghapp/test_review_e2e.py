@@ -115,7 +115,7 @@ def test_opened_pull_gets_one_review_from_two_seats_two_lenses_and_several_shard
     assert review.state == "posted" and review.github_review_id == posted["id"]
     assert f"<!-- hindsight:review id={review.id} -->" in posted["body"]
     ledger = ledgers(engine, now=0)
-    assert [(x["repository"], x["calls"]["ok"], x["posted"]) for x in ledger] == [(REPO, 16, 1)]
+    assert [(x.repository, x.calls.ok, x.posted) for x in ledger] == [(REPO, 16, 1)]
 
 
 def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) -> None:
@@ -140,7 +140,7 @@ def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) 
     assert sum(1 for c in calls if c.status == "skipped") == 16 - 10
     assert max(c.memory_omitted for c in calls) > 0
     (ledger,) = ledgers(engine, now=0)
-    assert (ledger["calls"]["ok"], ledger["calls"]["skipped"]) == (10, 6)
+    assert (ledger.calls.ok, ledger.calls.skipped) == (10, 6)
 
 
 def test_failing_hanging_and_garbage_seats_do_not_stop_the_review(
@@ -165,14 +165,14 @@ def test_failing_hanging_and_garbage_seats_do_not_stop_the_review(
         assert "3 of 4 calls failed" in post.body["body"]
 
     (ledger,) = ledgers(engine, now=0)
-    assert (ledger["calls"]["ok"], ledger["calls"]["failed"]) == (1, 3)
-    assert {(f["seat"], f["reason"]) for f in ledger["calls"]["failures"]} == {
+    assert (ledger.calls.ok, ledger.calls.failed) == (1, 3)
+    assert {(f.seat, f.reason) for f in ledger.calls.failures} == {
         ("broken", "exit"),
         ("stuck", "timeout"),
         ("chatty", "invalid-json"),
     }
-    (row,) = ledger["by_seat_and_lens"]
-    assert (row["seat"], row["total"], row["pending"]) == ("good", 1, 1)
+    (row,) = ledger.by_seat_and_lens
+    assert (row.seat, row.counts.total, row.counts.pending) == ("good", 1, 1)
     code = cli_review.cmd_ledger(argparse.Namespace(repo=REPO, json=False), h.settings)
     printed = capsys.readouterr().out
     assert code == 0 and "calls: 1 ok, 3 failed, 0 skipped" in printed
@@ -211,7 +211,7 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
     (hit,) = _rows(engine, MemoryHitRow)
     assert (hit.review_id, hit.recalled_review_id) == (new, old)
     (ledger,) = ledgers(engine, now=0)
-    assert ledger["hits"] == 1
+    assert ledger.hits == 1
 
     settings = h.settings
     code = cli_review.cmd_memory(
@@ -262,11 +262,8 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
     injections = (h.store_dir / "octo-org" / "widgets" / "injections.jsonl").read_text()
     assert reviews[1].set_sha256 in injections
     (ledger,) = ledgers(engine, now=h.clock())
-    acceptance = ledger["acceptance"]
-    assert (acceptance["with_lessons"]["accepted"], acceptance["without_lessons"]["accepted"]) == (
-        1,
-        1,
-    )
+    acceptance = ledger.acceptance
+    assert (acceptance.with_lessons.accepted, acceptance.without_lessons.accepted) == (1, 1)
 
 
 PROVEN_FIX = """\

@@ -1,0 +1,199 @@
+"""The ledger's reads of one account: outcomes, guidance, reviews, calls, agreements and rules."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, func, select
+
+from continual.ledger.values import (
+    CallFailure,
+    Calls,
+    EntryRevision,
+    ReviewHanded,
+    RuleCount,
+)
+from continual.tables import (
+    Agreement,
+    CallRecordRow,
+    CallStatus,
+    Injection,
+    Receipt,
+    ReviewRecord,
+    ReviewState,
+    Suggestion,
+)
+from continual.values import Decision, Surface
+
+NO_CALLS = Calls(ok=0, failed=0, skipped=0, failures=())
+
+
+def outcomes(conn: Connection, account_id: int) -> dict[str, str]:
+    """Each suggestion's current outcome: accepted, dismissed (no suggestion id: pending)."""
+    rows = conn.execute(
+        select(Receipt.suggestion_id, Receipt.decision).where(
+            Receipt.account_id == account_id, Receipt.superseded.is_(False)
+        )
+    ).all()
+    outcome: dict[str, str] = {}
+    for suggestion_id, decision in rows:
+        if outcome.get(suggestion_id) != Decision.ACCEPTED.value:
+            outcome[suggestion_id] = decision
+    return outcome
+
+
+def guided(conn: Connection, account_id: int) -> tuple[set[str], set[str]]:
+    """Guidance sets and review sessions that were handed at least one lesson."""
+    rows = conn.execute(
+        select(
+            Injection.set_sha256, Injection.session_id, Injection.surface, Injection.entries
+        ).where(Injection.account_id == account_id)
+    ).all()
+    sets = {r.set_sha256 for r in rows if json.loads(r.entries)}
+    reviews = {
+        r.session_id for r in rows if r.surface == Surface.REVIEW.value and json.loads(r.entries)
+    }
+    return sets, reviews
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One suggestion, with what the ledger groups and joins it by."""
+
+    id: str
+    repository_id: int
+    seat: str
+    lens: str
+    set_sha256: str | None
+    review_id: str | None
+    proven: bool
+
+
+def suggestions(conn: Connection, account_id: int) -> list[Found]:
+    """Every suggestion of the account."""
+    rows = conn.execute(
+        select(
+            Suggestion.id,
+            Suggestion.repository_id,
+            Suggestion.seat,
+            Suggestion.lens,
+            Suggestion.set_sha256,
+            Suggestion.review_id,
+            Suggestion.proven,
+        ).where(Suggestion.account_id == account_id)
+    ).all()
+    return [Found(*row) for row in rows]
+
+
+def reviews(conn: Connection, account_id: int) -> dict[int, tuple[int, int]]:
+    """Per repository: how many reviews ran and how many of them were posted."""
+    out: defaultdict[int, tuple[int, int]] = defaultdict(lambda: (0, 0))
+    for repository_id, state, count in conn.execute(
+        select(ReviewRecord.repository_id, ReviewRecord.state, func.count())
+        .where(ReviewRecord.account_id == account_id)
+        .group_by(ReviewRecord.repository_id, ReviewRecord.state)
+    ).all():
+        total, posted = out[repository_id]
+        out[repository_id] = (
+            total + count,
+            posted + (count if state == ReviewState.POSTED.value else 0),
+        )
+    return dict(out)
+
+
+def calls(conn: Connection, account_id: int) -> dict[int, Calls]:
+    """Per repository: seat calls by status, and the failures by seat and reason."""
+    statuses: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    failures: defaultdict[int, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for repository_id, seat, status, reason, count in conn.execute(
+        select(
+            ReviewRecord.repository_id,
+            CallRecordRow.seat,
+            CallRecordRow.status,
+            CallRecordRow.reason,
+            func.count(),
+        )
+        .join(ReviewRecord, ReviewRecord.id == CallRecordRow.review_id)
+        .where(CallRecordRow.account_id == account_id)
+        .group_by(
+            ReviewRecord.repository_id,
+            CallRecordRow.seat,
+            CallRecordRow.status,
+            CallRecordRow.reason,
+        )
+    ).all():
+        statuses[repository_id][status] += count
+        if status == CallStatus.FAILED.value:
+            failures[repository_id][(seat, reason or "unknown")] += count
+    return {
+        repository_id: Calls(
+            ok=tally[CallStatus.OK.value],
+            failed=tally[CallStatus.FAILED.value],
+            skipped=tally[CallStatus.SKIPPED.value],
+            failures=tuple(
+                CallFailure(seat=seat, reason=reason, count=count)
+                for (seat, reason), count in sorted(failures[repository_id].items())
+            ),
+        )
+        for repository_id, tally in statuses.items()
+    }
+
+
+def agreements(conn: Connection, account_id: int) -> Counter[str]:
+    """How many other seats reported each suggestion too (recorded, never counted as acceptance)."""
+    return Counter(
+        conn.execute(
+            select(Agreement.suggestion_id).where(Agreement.account_id == account_id)
+        ).scalars()
+    )
+
+
+def rules(conn: Connection, account_id: int) -> dict[int, tuple[RuleCount, ...]]:
+    """Per repository: how many current decisions each rule made (so a maintainer sees why)."""
+    rows = conn.execute(
+        select(
+            Suggestion.repository_id,
+            Receipt.rule,
+            Receipt.decision,
+            Receipt.source,
+            func.count(),
+        )
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(Receipt.account_id == account_id, Receipt.superseded.is_(False))
+        .group_by(Suggestion.repository_id, Receipt.rule, Receipt.decision, Receipt.source)
+    ).all()
+    out: defaultdict[int, list[RuleCount]] = defaultdict(list)
+    for repository_id, rule, decision, source, count in sorted(
+        rows, key=lambda r: (r[0], -r[4], r[1] or "")
+    ):
+        out[repository_id].append(
+            RuleCount(rule=rule or "", decision=decision, source=source, count=count)
+        )
+    return {repository_id: tuple(found) for repository_id, found in out.items()}
+
+
+def handed_reviews(
+    conn: Connection, account_id: int, repository_id: int
+) -> tuple[ReviewHanded, ...]:
+    """What each review of the repository was handed, oldest first."""
+    rows = conn.execute(
+        select(Injection)
+        .where(
+            Injection.account_id == account_id,
+            Injection.repository_id == repository_id,
+            Injection.surface == Surface.REVIEW.value,
+        )
+        .order_by(Injection.at_ms, Injection.id)
+    ).all()
+    return tuple(
+        ReviewHanded(
+            review=r.session_id,
+            set_sha256=r.set_sha256,
+            entries=tuple(EntryRevision(id=i, revision=v) for i, v in json.loads(r.entries)),
+            chars=r.chars,
+            at_ms=r.at_ms,
+        )
+        for r in rows
+    )

@@ -1,0 +1,144 @@
+"""The ledger's values: one repository's counts, and with the brain its lessons and what was handed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from continual.recall.snapshot import Lesson
+from continual.values import Decision
+
+PENDING = "pending"
+
+# Field names are the keys the API and the CLI print (docs/api.md), in the order they print them:
+# a new counter is one new field here, plus the query that fills it.
+
+# Field metadata read by renderers: INLINE puts a value's own fields beside its siblings' instead
+# of under its name; BRAIN marks what only `brain=true` fills (None, and left out, otherwise).
+INLINE = "inline"
+BRAIN = "brain"
+
+
+def _rate(accepted: int, decided: int) -> float | None:
+    return round(accepted / decided, 4) if decided else None
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Suggestions by outcome (accepted, dismissed, pending) and the share of decided accepted."""
+
+    total: int
+    accepted: int
+    dismissed: int
+    pending: int
+    acceptance_rate: float | None
+
+    @classmethod
+    def of(cls, outcomes: Iterable[str]) -> Counts:
+        tally = Counter(outcomes)
+        accepted = tally[Decision.ACCEPTED.value]
+        dismissed = tally[Decision.DISMISSED.value]
+        return cls(
+            total=sum(tally.values()),
+            accepted=accepted,
+            dismissed=dismissed,
+            pending=tally[PENDING],
+            acceptance_rate=_rate(accepted, accepted + dismissed),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CallFailure:
+    """How often one seat's calls failed for one reason."""
+
+    seat: str
+    reason: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Calls:
+    """The repository's seat calls by status, and the failures by seat and reason."""
+
+    ok: int
+    failed: int
+    skipped: int
+    failures: tuple[CallFailure, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLensCounts:
+    """One seat's suggestions under one lens: outcomes, proven findings, other seats agreeing."""
+
+    seat: str
+    lens: str
+    counts: Counts = field(metadata={INLINE: True})
+    proven: int
+    agreements: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCount:
+    """How many current decisions one write-back rule made from one source."""
+
+    rule: str
+    decision: str
+    source: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Acceptance:
+    """Outcomes of suggestions whose review was handed lessons, and of the others."""
+
+    with_lessons: Counts
+    without_lessons: Counts
+
+
+@dataclass(frozen=True, slots=True)
+class EntryCounts:
+    """The repository's lessons by state."""
+
+    active: int
+    candidate: int
+    demoted: int
+    expired: int
+
+
+@dataclass(frozen=True, slots=True)
+class EntryRevision:
+    """One lesson at the revision a review was handed."""
+
+    id: str
+    revision: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewHanded:
+    """What one review was handed: the guidance set, its lessons and its size."""
+
+    review: str
+    set_sha256: str
+    entries: tuple[EntryRevision, ...]
+    chars: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryLedger:
+    """One repository's ledger; `lessons` and `handed` are None unless the brain was asked for."""
+
+    repository: str
+    reviews: int
+    posted: int
+    calls: Calls
+    suggestions: Counts
+    by_seat_and_lens: tuple[SeatLensCounts, ...]
+    decisions_by_rule: tuple[RuleCount, ...]
+    acceptance: Acceptance
+    entries: EntryCounts
+    hits: int
+    memory: Mapping[str, int]
+    lessons: tuple[Lesson, ...] | None = field(default=None, metadata={BRAIN: True})
+    handed: tuple[ReviewHanded, ...] | None = field(default=None, metadata={BRAIN: True})

@@ -1,0 +1,65 @@
+"""The review ledger is one frozen, typed value per repository, read by attribute."""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError
+
+import pytest
+from sqlalchemy import Engine
+
+from continual.ledger import Counts, RepositoryLedger, RuleCount, review_ledger
+from continual.recall.snapshot import Lesson
+from tests.support.recall import NOW, accept, seed, suggest
+
+
+def ledger_of(engine: Engine, *, brain: bool) -> list[RepositoryLedger]:
+    with engine.connect() as conn:
+        return review_ledger(conn, 1, now=NOW + 1000, brain=brain)
+
+
+def test_counts_read_as_attributes(engine: Engine) -> None:
+    org = seed(engine, 1, "octo", "app", "lib")
+    accept(engine, org, "octo/app", review_id="rev-1")
+    accept(engine, org, "octo/app", name="load_rows", review_id="rev-1")
+    suggest(engine, org, "octo/app", name="read_file", review_id="rev-2")
+    app, lib = ledger_of(engine, brain=False)
+    assert (app.repository, lib.repository) == ("octo/app", "octo/lib")
+    assert app.suggestions == Counts(
+        total=3, accepted=2, dismissed=0, pending=1, acceptance_rate=1.0
+    )
+    (row,) = app.by_seat_and_lens
+    assert (row.seat, row.lens, row.counts.total, row.counts.pending) == (
+        "alpha",
+        "correctness",
+        3,
+        1,
+    )
+    assert app.decisions_by_rule == (
+        RuleCount(rule="grammar.accepted", decision="accepted", source="reply", count=2),
+    )
+    assert (app.entries.active, app.entries.candidate) == (2, 0)
+    assert app.acceptance.without_lessons.total == 3
+    assert (app.reviews, app.calls.ok, app.calls.failures, app.hits) == (0, 0, (), 0)
+    assert lib.suggestions.total == 0 and lib.suggestions.acceptance_rate is None
+    assert app.lessons is None and app.handed is None
+
+
+def test_brain_hands_the_snapshot_lessons(engine: Engine) -> None:
+    org = seed(engine, 1, "octo", "app", "lib")
+    accept(engine, org, "octo/app", review_id="rev-1")
+    app, lib = ledger_of(engine, brain=True)
+    assert app.lessons is not None and lib.lessons == ()
+    (lesson,) = app.lessons
+    assert isinstance(lesson, Lesson) and lesson.repository == "octo/app"
+    assert app.handed == () and lib.handed == ()
+
+
+def test_ledger_values_are_frozen(engine: Engine) -> None:
+    seed(engine, 1, "octo", "app")
+    (app,) = ledger_of(engine, brain=False)
+    with pytest.raises(FrozenInstanceError):
+        app.hits = 1  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        app.suggestions.accepted = 1  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        app.entries.active = 1  # type: ignore[misc]
