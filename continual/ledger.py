@@ -9,14 +9,13 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
+from continual.memory import hits_by_repository, states_by_repository
 from continual.recall.snapshot import Lesson, load_lessons
 from continual.tables import (
     Agreement,
     CallRecordRow,
     CallStatus,
     Injection,
-    MemoryHitRow,
-    MemoryItemRow,
     Receipt,
     Repository,
     ReviewRecord,
@@ -154,17 +153,6 @@ def _rules(conn: Connection, account_id: int) -> dict[int, list[dict[str, Any]]]
     return dict(out)
 
 
-def _memory(conn: Connection, account_id: int, now: int) -> dict[int, Counter[str]]:
-    out: defaultdict[int, Counter[str]] = defaultdict(Counter)
-    for repository_id, state, expires_ms in conn.execute(
-        select(MemoryItemRow.repository_id, MemoryItemRow.state, MemoryItemRow.expires_ms).where(
-            MemoryItemRow.account_id == account_id
-        )
-    ).all():
-        out[repository_id]["expired" if expires_ms <= now else state] += 1
-    return dict(out)
-
-
 def _handed_reviews(conn: Connection, account_id: int, repository_id: int) -> list[dict[str, Any]]:
     rows = conn.execute(
         select(Injection)
@@ -213,14 +201,8 @@ def review_ledger(
     reviews = _review_counts(conn, account_id)
     agreements = _agreements(conn, account_id)
     rules = _rules(conn, account_id)
-    memory = _memory(conn, account_id, now)
-    hits = dict(
-        conn.execute(
-            select(MemoryHitRow.repository_id, func.count())
-            .where(MemoryHitRow.account_id == account_id)
-            .group_by(MemoryHitRow.repository_id)
-        ).all()
-    )
+    memory = states_by_repository(conn, account_id, now_ms=now)
+    hits = hits_by_repository(conn, account_id)
     result: list[dict[str, Any]] = []
     for repository_id, full_name in repositories:
         mine = [s for s in suggestions if s.repository_id == repository_id]

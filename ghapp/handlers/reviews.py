@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from continual.associations import find_identifiers
 from continual.markers import parse_suggestion_marker
+from continual.memory import MemoryItem, recall_items, write_session_file
 from continual.surfaces import Handed, hand_review_lessons
 from continual.tables import ReviewState
 from continual.values import Source
@@ -25,12 +26,12 @@ from ghapp.github.values import DiffEntry, ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
-from review import persist, records
+from review import records
 from review.compose import Draft, compose, fold_comments, marked_review_id
 from review.config import ReviewConfig
 from review.contract import LessonRef, PullRequestInfo
-from review.memory import MemoryItem
 from review.orchestrate import ReviewJob, run_review
+from review.proof import checkout_dir
 from review.records import ReviewTarget
 from review.seats import make_seat
 from review.shards import PullFile
@@ -143,8 +144,9 @@ def _lessons(
 
 def _recall(deps: Deps, target: ReviewTarget, review_id: str) -> list[MemoryItem]:
     with deps.engine.connect() as conn:
-        return persist.recall_items(
+        return recall_items(
             conn,
+            account_id=target.account_id,
             repository_id=target.repository_id,
             now_ms=deps.clock(),
             exclude_review=review_id,
@@ -162,7 +164,7 @@ async def _review(
     """Run the calls, store what they produced, answer the draft to post (None: nothing to post)."""
     handed = await asyncio.to_thread(_lessons, deps, target, review_id, info, files)
     recalled = await asyncio.to_thread(_recall, deps, target, review_id)
-    checkout = persist.checkout_dir(deps.settings.store_dir, target.repository)
+    checkout = checkout_dir(deps.settings.store_dir, target.repository)
     job = ReviewJob(
         review_id=review_id,
         repository=target.repository,
@@ -204,7 +206,7 @@ async def _review(
         now=now,
     )
     await asyncio.to_thread(
-        persist.write_session_file,
+        write_session_file,
         deps.settings.store_dir,
         target.repository,
         review_id,

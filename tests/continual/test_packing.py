@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from continual.packing import OMITTED_LINE, approx_tokens, pack
+from continual.packing import OMITTED_LINE, Budget, approx_tokens, pack
 from continual.recall.index import Card, RecallIndex, Scored
 
 
@@ -66,7 +66,7 @@ def test_hits_are_accepted_like_cards() -> None:
 def test_char_budget_hands_complete_cards_only() -> None:
     one = len(render(CARDS[0]))
     budget = len("H") + 1 + one + 1 + one + 1 + len(OMITTED_LINE.format(n=8)) + 5
-    packed = pack(CARDS, cap=20, max_chars=budget, render=render, header="H")
+    packed = pack(CARDS, cap=20, budgets=[Budget.chars(budget)], render=render, header="H")
     assert [c.id for c in packed.cards] == ["e0", "e1"]
     assert packed.omitted == 8
     assert len(packed.text) <= budget
@@ -77,7 +77,7 @@ def test_char_budget_hands_complete_cards_only() -> None:
 def test_a_card_that_does_not_fit_is_not_skipped_over() -> None:
     big = card("a-big", text="Check `parse_config` " + "x" * 500 + ".")
     small = card("b-small")
-    packed = pack([big, small], cap=5, max_chars=200, render=render)
+    packed = pack([big, small], cap=5, budgets=[Budget.chars(200)], render=render)
     assert packed.cards == ()
     assert packed.omitted == 2
     assert packed.text == "2 more omitted"
@@ -86,16 +86,22 @@ def test_a_card_that_does_not_fit_is_not_skipped_over() -> None:
 def test_token_budget_counts_utf8_bytes_and_framing() -> None:
     wide = [card(f"w{n}", text="Vérifiez `parse_config` — ünïcödé " * 3) for n in range(6)]
     for max_tokens in range(1, 200, 7):
-        packed = pack(wide, cap=20, max_tokens=max_tokens, render=render, header="Leçons :")
+        packed = pack(
+            wide, cap=20, budgets=[Budget.tokens(max_tokens)], render=render, header="Leçons :"
+        )
         assert approx_tokens(packed.text) <= max_tokens
         assert len(packed.text.encode()) <= 4 * max_tokens
         assert packed.omitted == len(wide) - len(packed.cards)
 
 
 def test_header_and_omitted_line_are_dropped_before_the_budget_is_broken() -> None:
-    packed = pack(CARDS, cap=5, max_chars=16, render=render, header="A very long header text")
+    packed = pack(
+        CARDS, cap=5, budgets=[Budget.chars(16)], render=render, header="A very long header text"
+    )
     assert packed.text == "10 more omitted"
-    packed = pack(CARDS, cap=5, max_chars=3, render=render, header="A very long header text")
+    packed = pack(
+        CARDS, cap=5, budgets=[Budget.chars(3)], render=render, header="A very long header text"
+    )
     assert packed.text == ""
     assert packed.omitted == 10
 
@@ -119,9 +125,9 @@ def test_duplicates_in_the_input_count_once() -> None:
 
 
 def test_set_sha256_is_the_hash_of_the_exact_text() -> None:
-    packed = pack(CARDS, cap=4, max_tokens=60, render=render, header="Lessons:")
+    packed = pack(CARDS, cap=4, budgets=[Budget.tokens(60)], render=render, header="Lessons:")
     assert packed.set_sha256 == hashlib.sha256(packed.text.encode("utf-8")).hexdigest()
-    other = pack(CARDS, cap=3, max_tokens=60, render=render, header="Lessons:")
+    other = pack(CARDS, cap=3, budgets=[Budget.tokens(60)], render=render, header="Lessons:")
     assert other.set_sha256 != packed.set_sha256
 
 
@@ -173,8 +179,10 @@ def test_packing_never_exceeds_the_budget(
     packed = pack(
         cards,
         cap=cap,
-        max_chars=max_chars,
-        max_tokens=max_tokens,
+        budgets=[
+            *([] if max_chars is None else [Budget.chars(max_chars)]),
+            *([] if max_tokens is None else [Budget.tokens(max_tokens)]),
+        ],
         render=render,
         header=header,
         seen=seen,
