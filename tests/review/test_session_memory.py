@@ -259,10 +259,14 @@ def test_recalled_memory_reads_like_session_memory() -> None:
     in_run = memory.block_for(["a.py"], seat="beta", lens="tests").text.splitlines()
     later = cross_session_block(recalled(memory)).text.splitlines()
     assert in_run[0] == SESSION_HEADER and later[0] == RECALLED_HEADER
-    assert in_run[1:] == later[1:] == [
-        "- Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
-        "(session r1, seat alpha, commit abc1234)",
-    ]
+    assert (
+        in_run[1:]
+        == later[1:]
+        == [
+            "- Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
+            "(session r1, seat alpha, commit abc1234)",
+        ]
+    )
     assert cross_session_block([]).text == ""
 
 
