@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from continual.packing import OMITTED_LINE, Budget, approx_tokens, pack
+from continual.packing import OMITTED_LINE, Budget, Measure, approx_tokens, pack, pack_lines
 from continual.recall.index import Card, RecallIndex, Scored
 
 
@@ -145,6 +145,28 @@ def test_a_ranking_head_counts_the_rest_of_the_ranking_as_omitted() -> None:
     packed = pack(later.hits, cap=2, render=render, total=later.total, seen={("e0", 1)})
     assert [c.id for c in packed.cards] == ["e1", "e2"]
     assert packed.omitted == 7
+
+
+def test_a_budget_says_its_unit() -> None:
+    assert Budget.chars(10) == Budget(10, Measure.CHARS)
+    assert Budget.tokens(10) == Budget(40, Measure.UTF8_BYTES)
+    assert (Budget.chars(10).size("é—"), Budget.tokens(10).size("é—")) == (2, 5)
+    assert Budget.tokens(10).after("ab", "\n\n") == Budget(36, Measure.UTF8_BYTES)
+    assert Budget.chars(10).after("", "\n\n") == Budget.chars(10)
+    assert Budget.chars(3).after("abcdef").limit == 0
+
+
+def test_lines_pack_the_same_way_in_either_unit() -> None:
+    lines = [f"- line {n} é" for n in range(5)]
+    assert pack_lines(lines, header="H:").text == "\n".join(["H:", *lines])
+    in_chars = pack_lines(lines, budgets=[Budget.chars(40)], header="H:")
+    assert in_chars.text == "\n".join(["H:", *lines[:2], "3 more omitted"])
+    assert (in_chars.included, in_chars.omitted) == (2, 3)
+    in_bytes = pack_lines(lines, budgets=[Budget(40, Measure.UTF8_BYTES)], header="H:")
+    assert in_bytes.text == "\n".join(["H:", *lines[:1], "4 more omitted"])
+    head = pack_lines(lines[:2], header="H:", total=9)
+    assert (head.included, head.omitted) == (2, 7) and head.text.endswith("\n7 more omitted")
+    assert pack_lines([], header="H:") == pack_lines([], budgets=[Budget.chars(0)])
 
 
 def test_negative_cap_is_refused() -> None:
