@@ -94,3 +94,18 @@ def test_a_second_claim_of_the_same_head_finds_the_first(engine: Engine) -> None
     assert (done.state.value, done.github_review_id) == ("posted", 99)
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(ReviewRecord)).scalar_one() == 1
+
+
+def test_a_running_review_claimed_again_starts_without_its_earlier_memory(
+    engine: Engine,
+) -> None:
+    seed_tenant(engine)
+    target = records.ReviewTarget(ACCOUNT_ID, REPO_ID, "octo-org/app", 7, "a" * 40)
+    first = records.claim_review(engine, target, now=NOW_MS)
+    save(engine, [item("tool:a", session=first.review_id)])
+    save(engine, [item("tool:b", session="r_other")])
+    again = records.claim_review(engine, target, now=NOW_MS)
+    assert (again.review_id, again.state.value) == (first.review_id, "running")
+    with engine.connect() as conn:
+        left = conn.execute(select(MemoryItemRow.review_id)).scalars().all()
+    assert left == ["r_other"]
