@@ -8,6 +8,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
@@ -19,6 +20,8 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], int]
 
 BACKOFF_BASE_MS = 2_000
+# The key under which a job row carries its `JobSpec.coalesce_with` until it is inserted.
+COALESCE = "_coalesce_with"
 BACKOFF_CAP_MS = 15 * 60_000
 # States in which a job holds its serial key: later jobs with that key wait behind it.
 HEAD_STATES = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.HELD.value)
@@ -59,6 +62,12 @@ class JobSpec:
     kind: str
     serial_key: str | None = None
     installation_id: int | None = None
+    # For a job that reads the newest state when it runs (a write-back): it is not created while
+    # a job of one of these kinds waits, not started yet, on the same key — that one will read
+    # what this one would — and it waits `delay_ms` first, so that a burst of events (twenty
+    # replies in two seconds) becomes one run.
+    coalesce_with: frozenset[str] = frozenset()
+    delay_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,17 +111,50 @@ def job_rows(
             "serial_key": spec.serial_key,
             "state": JobState.QUEUED.value,
             "attempts": 0,
-            "run_after_ms": now,
+            "run_after_ms": now + spec.delay_ms,
             "created_ms": now,
+            COALESCE: spec.coalesce_with,
         }
         for spec in specs
     ]
 
 
-def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> None:
-    """Insert job rows in the caller's transaction; a job whose key is busy starts `waiting`."""
+def _not_started(conn: Connection, keys: set[object]) -> set[tuple[object, object]]:
+    """(serial key, kind) of every job on these keys that has not started yet."""
+    if not keys:
+        return set()
+    found = conn.execute(
+        select(Job.serial_key, Job.kind).where(
+            Job.serial_key.in_(list(keys)),
+            Job.state.in_((JobState.QUEUED.value, JobState.WAITING.value)),
+        )
+    )
+    return {(key, kind) for key, kind in found}
+
+
+def _coalesced(conn: Connection, rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The rows left once those that a job not started yet on their key stands for are dropped."""
+    keys = {row["serial_key"] for row in rows if row[COALESCE] and row["serial_key"] is not None}
+    pending = _not_started(conn, keys)
+    kept = []
+    for row in rows:
+        together = cast(frozenset[str], row.pop(COALESCE))
+        key = row["serial_key"]
+        if key is not None and any((key, kind) in pending for kind in together):
+            continue
+        pending.add((key, row["kind"]))
+        kept.append(row)
+    return kept
+
+
+def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
+    """Insert job rows in the caller's transaction; a job whose key is busy starts `waiting`.
+
+    Answers how many were created (rows a pending job stands for are not, see `JobSpec`).
+    """
+    rows = _coalesced(conn, rows)
     if not rows:
-        return
+        return 0
     keys = {row["serial_key"] for row in rows if row["serial_key"] is not None}
     busy: set[object] = set()
     if keys:
@@ -134,6 +176,7 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> None:
             row["state"] = JobState.WAITING.value
         busy.add(key)
     conn.execute(insert(Job), rows)
+    return len(rows)
 
 
 def promote_next(conn: Connection, serial_key: str | None) -> None:
@@ -154,9 +197,9 @@ def promote_next(conn: Connection, serial_key: str | None) -> None:
         conn.execute(update(Job).where(Job.id == following).values(state=JobState.QUEUED.value))
 
 
-def enqueue(conn: Connection, specs: Sequence[JobSpec], *, now: int) -> None:
-    """Create jobs with no delivery in the caller's transaction."""
-    insert_jobs(conn, job_rows(specs, delivery_id=None, now=now))
+def enqueue(conn: Connection, specs: Sequence[JobSpec], *, now: int) -> int:
+    """Create jobs with no delivery in the caller's transaction; answers how many were created."""
+    return insert_jobs(conn, job_rows(specs, delivery_id=None, now=now))
 
 
 class JobQueue:

@@ -34,7 +34,9 @@ def installation_key(payload: Payload) -> str | None:
 class Route:
     """`event` (with one of `actions`, or any action when None) makes a `kind` job run by `handler`.
 
-    `lifecycle` routes run even while their installation is suspended or deleted.
+    `lifecycle` routes run even while their installation is suspended or deleted. A route with
+    `coalesce_with` makes no job while one of those kinds is pending on the same pull request, and
+    waits `delay_ms` before it runs (see `JobSpec`).
     """
 
     event: str
@@ -44,6 +46,8 @@ class Route:
     serial_key: SerialKey = pull_request_key
     lifecycle: bool = False
     when: Callable[[Payload], bool] | None = None
+    coalesce_with: frozenset[str] = frozenset()
+    delay_ms: int = 0
 
 
 class UnknownJobKind(LookupError):
@@ -82,6 +86,8 @@ class Router:
                     kind=route.kind,
                     serial_key=route.serial_key(payload),
                     installation_id=installation_id if isinstance(installation_id, int) else None,
+                    coalesce_with=route.coalesce_with,
+                    delay_ms=route.delay_ms,
                 )
             )
         return specs

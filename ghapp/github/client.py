@@ -138,6 +138,10 @@ class GitHubClient:
             **options,
         )
 
+    def now(self) -> datetime:
+        """The client's clock (it dates rate-limit waits)."""
+        return self._clock()
+
     def __repr__(self) -> str:
         return f"GitHubClient(app_id={self.app_id}, base_url={self.base_url!r})"
 

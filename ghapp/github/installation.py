@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import httpx
 
 from ghapp.github.errors import Rejected, Transient
+from ghapp.github.threads import REVIEW_THREADS_QUERY, ReviewThread, graphql_url, parse_page
 from ghapp.github.values import (
     Comparison,
     DiffEntry,
@@ -180,3 +181,20 @@ class InstallationClient:
         url = f"/repos/{owner}/{name}/{kind}/comments/{comment_id}/reactions"
         data = await self._json("POST", url, f"{on} {comment_id}", {"content": content})
         return Reaction.from_json(data)
+
+    async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
+        """Every review thread of a pull request, with reactions and resolution: one GraphQL
+        request per 100 threads."""
+        owner, name = split_repo(repo)
+        url = graphql_url(self.app.base_url)
+        what = f"{repo}#{number} review threads"
+        threads: list[ReviewThread] = []
+        cursor: str | None = None
+        while True:
+            variables = {"owner": owner, "name": name, "number": number, "first": PER_PAGE}
+            query = {"query": REVIEW_THREADS_QUERY, "variables": {**variables, "cursor": cursor}}
+            data = await self._json("POST", url, what, query)
+            page, cursor = parse_page(data, what, self.app.now())
+            threads.extend(page)
+            if cursor is None:
+                return threads

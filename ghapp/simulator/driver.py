@@ -330,6 +330,23 @@ class GitHubSimulator:
             conversation.delete_review_comment(self.world, repo, comment_id)
         self._emit_event("pull_request_review_comment", payload)
 
+    def react(
+        self, repo: str, comment_id: int, content: str, *, by: str, user_type: str = "User"
+    ) -> Json:
+        """``by`` reacts to a review comment (``+1``, ``-1``, ``eyes``…); GitHub sends no webhook."""
+        user = self.world.account(by, user_type)
+        reaction, _ = issues.add_reaction(self.world, "pulls", repo, comment_id, user, content)
+        return self.context.shapes.reaction(reaction)
+
+    def resolve_thread(self, repo: str, comment_id: int, *, by: str, resolved: bool = True) -> None:
+        """Resolve (or unresolve) the thread of review comment ``comment_id``; no webhook either."""
+        with self.world.lock:
+            conversation.review_comment(self.world, repo, comment_id)
+            if resolved:
+                self.world.resolved_threads[comment_id] = self.world.account(by, "User")
+            else:
+                self.world.resolved_threads.pop(comment_id, None)
+
     def add_issue_comment(
         self,
         repo: str,

@@ -87,6 +87,8 @@ class World:
         self.reviews: dict[int, Review] = {}
         self.issue_comments: dict[int, IssueComment] = {}
         self.reactions: dict[int, Reaction] = {}
+        # Root review comment id -> who resolved its thread.
+        self.resolved_threads: dict[int, Account] = {}
         self.tokens: dict[str, IssuedToken] = {}
         self.app_owner = self.account(f"{app_slug}-owner", "Organization")
         self.bot = self.account(f"{app_slug}[bot]", "Bot")

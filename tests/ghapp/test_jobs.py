@@ -291,3 +291,38 @@ def test_jobs_cli_lists_and_retries_dead_jobs(
     assert cli_main(["jobs", "retry", str(job.id)]) == 0
     assert "requeued 1" in capsys.readouterr().out
     assert state_of(engine, job.id).state == JobState.QUEUED
+
+
+def test_a_burst_of_coalescing_jobs_makes_one_delayed_job_per_pull_request(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
+    family = frozenset({"wb.reply", "wb.pull"})
+    reply = JobSpec("wb.reply", "pr:1:7", coalesce_with=family, delay_ms=2000)
+    for _ in range(20):  # twenty replies within the window, one delivery each
+        add(engine, reply, now=clock.now)
+    add(engine, dataclasses.replace(reply, serial_key="pr:1:8"), now=clock.now)
+    add(engine, JobSpec("review", "pr:1:7"), now=clock.now)  # not of the family: always created
+    with engine.connect() as conn:
+        kinds = Counter(conn.execute(select(Job.serial_key, Job.kind)).all())
+    assert kinds == {("pr:1:7", "wb.reply"): 1, ("pr:1:8", "wb.reply"): 1, ("pr:1:7", "review"): 1}
+    assert queue.claim() is None  # the write-backs wait out the window; the review waits behind
+    clock.now += 2000
+    first = queue.claim()
+    assert first is not None and first.kind == "wb.reply"
+
+
+def test_a_started_job_does_not_absorb_a_later_event(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=60_000, max_attempts=3, clock=clock)
+    family = frozenset({"wb.reply"})
+    reply = JobSpec("wb.reply", "pr:1:7", coalesce_with=family)
+    add(engine, reply, now=clock.now)
+    running = queue.claim()
+    assert running is not None
+    # It may have read the thread already: the next reply needs a run of its own (one, however
+    # many replies follow before that run starts).
+    add(engine, reply, now=clock.now)
+    add(engine, reply, now=clock.now)
+    with engine.connect() as conn:
+        states = sorted(conn.execute(select(Job.state).where(Job.kind == "wb.reply")).scalars())
+    assert states == [JobState.RUNNING, JobState.WAITING]

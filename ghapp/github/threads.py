@@ -1,0 +1,113 @@
+"""A pull request's review threads through GraphQL: who reacted to each thread's first comment,
+and whether the thread is resolved (reactions and resolutions send no webhook, so they are read)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ghapp.github.errors import RATE_LIMIT_FALLBACK, Rejected, RetryAt, Transient
+
+# One page of at most 100 threads; the first comment of each with up to 100 reactions.
+REVIEW_THREADS_QUERY = """
+query($owner: String!, $name: String!, $number: Int!, $first: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: $first, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          isResolved
+          resolvedBy { login }
+          comments(first: 1) {
+            nodes {
+              databaseId
+              reactions(first: 100) { nodes { content createdAt user { __typename login } } }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"""
+RATE_LIMITED = frozenset({"RATE_LIMIT", "RATE_LIMITED"})
+_REST_SUFFIX = re.compile(r"/api/v3/?$")
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadReaction:
+    login: str
+    is_bot: bool
+    content: str  # GraphQL's ReactionContent: THUMBS_UP, THUMBS_DOWN, EYES…
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewThread:
+    """One thread, named by the database id of its first comment."""
+
+    comment_id: int
+    resolved_by: str | None
+    reactions: tuple[ThreadReaction, ...]
+
+
+def graphql_url(rest_base_url: str) -> str:
+    """GitHub's GraphQL endpoint beside a REST base URL (Enterprise: `/api/v3` -> `/api/graphql`)."""
+    base = rest_base_url.rstrip("/")
+    if _REST_SUFFIX.search(base):
+        return _REST_SUFFIX.sub("/api/graphql", base)
+    return f"{base}/graphql"
+
+
+def _when(value: object) -> datetime:
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+def _thread(node: dict[str, Any]) -> ReviewThread | None:
+    comments = ((node.get("comments") or {}).get("nodes")) or []
+    if not comments or not isinstance(comments[0].get("databaseId"), int):
+        return None
+    first = comments[0]
+    reactions = []
+    for item in (first.get("reactions") or {}).get("nodes") or []:
+        user = item.get("user") or {}
+        if not user.get("login"):
+            continue  # a deleted account ("ghost") decides nothing
+        reactions.append(
+            ThreadReaction(
+                login=str(user["login"]),
+                is_bot=user.get("__typename") == "Bot" or str(user["login"]).endswith("[bot]"),
+                content=str(item.get("content")),
+                created_at=_when(item.get("createdAt")),
+            )
+        )
+    resolver = node.get("resolvedBy") or {}
+    resolved = bool(node.get("isResolved"))
+    return ReviewThread(
+        comment_id=first["databaseId"],
+        resolved_by=str(resolver.get("login") or "") if resolved else None,
+        reactions=tuple(reactions),
+    )
+
+
+def parse_page(data: Any, what: str, now: datetime) -> tuple[list[ReviewThread], str | None]:
+    """One answer: its threads and the cursor of the next page (None: the last page)."""
+    if not isinstance(data, dict):
+        raise Transient(f"GitHub answered {what} with no JSON object")
+    errors = data.get("errors") or []
+    if errors:
+        kinds = {str(error.get("type")) for error in errors if isinstance(error, dict)}
+        if kinds & RATE_LIMITED:
+            raise RetryAt(now + RATE_LIMIT_FALLBACK, f"GraphQL rate limit on {what}")
+        raise Rejected(200, what, "GraphQL errors", errors)
+    pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest")
+    if not isinstance(pull, dict):
+        raise Rejected(200, what, "no such pull request")
+    threads = pull.get("reviewThreads") or {}
+    found = [t for node in threads.get("nodes") or [] if (t := _thread(node)) is not None]
+    info = threads.get("pageInfo") or {}
+    return found, (
+        str(info["endCursor"]) if info.get("hasNextPage") and info.get("endCursor") else None
+    )

@@ -1,0 +1,112 @@
+"""Posting a review's stored draft exactly once, then tying its comments and proofs back to the store."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from continual.markers import parse_suggestion_marker
+from continual.values import Source
+from continual.writeback import apply_decisions
+from review import records
+from review.compose import Draft, fold_comments, marked_review_id
+from review.github import PlacementRefused, PostedComment, PostedReview, ReviewGitHub, ReviewGone
+from review.records import ReviewTarget
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Poster:
+    """What posting needs: GitHub, the store, a clock (ms) and the fields every log line carries."""
+
+    github: ReviewGitHub
+    engine: Engine
+    clock: Callable[[], int]
+    fields: Mapping[str, object]
+
+
+async def post_draft(poster: Poster, target: ReviewTarget, draft: Draft, *, resume: bool) -> int:
+    """Post ``draft`` (or, when resuming, adopt the review an earlier attempt posted); its id.
+
+    Everything after the post is idempotent, and the head counts as reviewed only once all of it
+    is recorded, so a crash in between is finished by the retry (which finds the review).
+    """
+    fields = {**poster.fields, "review": draft.review_id}
+    posted = await _find_posted(poster.github, target, draft.review_id) if resume else None
+    if posted is None:
+        posted = await _create(poster.github, target, draft, fields)
+        log.info("review posted", extra={**fields, "comments": len(draft.comments)})
+    else:
+        log.info("review found already posted", extra=fields)
+    if draft.comments:
+        comments = await _comments_of(poster.github, target, posted.id, fields)
+        pairs = []
+        for comment in comments:
+            marker = parse_suggestion_marker(comment.body)
+            if marker is not None:
+                pairs.append((marker.suggestion_id, comment.id))
+        await asyncio.to_thread(records.set_comment_ids, poster.engine, pairs)
+    await _write_back_proofs(poster, draft.review_id, fields)
+    await asyncio.to_thread(
+        records.mark_posted, poster.engine, draft.review_id, posted.id, now=poster.clock()
+    )
+    return posted.id
+
+
+async def _find_posted(
+    github: ReviewGitHub, target: ReviewTarget, review_id: str
+) -> PostedReview | None:
+    """A review of ours already on GitHub for this run (posted before an interruption)."""
+    for review in await github.list_reviews(target.repository, target.pr):
+        if review.by_bot and marked_review_id(review.body) == review_id:
+            return review
+    return None
+
+
+async def _create(
+    github: ReviewGitHub, target: ReviewTarget, draft: Draft, fields: Mapping[str, object]
+) -> PostedReview:
+    """ONE request for the review and all its comments; a refused placement folds them in."""
+    try:
+        return await github.create_review(
+            target.repository,
+            target.pr,
+            commit_id=draft.commit_id,
+            body=draft.body,
+            comments=draft.comments,
+        )
+    except PlacementRefused:
+        if not draft.comments:
+            raise
+        log.warning("review comments refused; posting them in the body", extra=fields)
+        folded = fold_comments(draft)
+        return await github.create_review(
+            target.repository, target.pr, commit_id=folded.commit_id, body=folded.body
+        )
+
+
+async def _comments_of(
+    github: ReviewGitHub, target: ReviewTarget, review_id: int, fields: Mapping[str, object]
+) -> list[PostedComment]:
+    try:
+        return await github.list_review_comments(target.repository, target.pr, review_id)
+    except ReviewGone:  # deleted before we could read them back: nothing left to link
+        log.info("posted comments gone before they were read back", extra=fields)
+        return []
+
+
+async def _write_back_proofs(poster: Poster, review_id: str, fields: Mapping[str, object]) -> None:
+    """Proven suggestions count as accepted (source ``proven``) before the review counts as posted."""
+    decisions = await asyncio.to_thread(
+        records.proven_decisions, poster.engine, review_id, now=poster.clock()
+    )
+    if decisions:
+        await asyncio.to_thread(
+            apply_decisions, poster.engine, decisions, source=Source.PROVEN, now=poster.clock()
+        )
+        log.info("proven findings written back", extra={**fields, "proven": len(decisions)})

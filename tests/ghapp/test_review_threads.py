@@ -1,0 +1,99 @@
+"""Reactions and resolutions of review threads, read with GraphQL from the simulator over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ghapp.github.client import GitHubClient, Rejected
+from ghapp.github.threads import graphql_url
+from ghapp.simulator import GitHubSimulator, addition_patch
+from tests.support.simulator import APP_ID, ORG, REPO, FakeClock, app_key, make_client
+
+INSTALLATION = 77
+PATCH = addition_patch([f"value_{n} = {n}" for n in range(1, 201)], start=1)
+
+
+@pytest.fixture
+def sim() -> Iterator[GitHubSimulator]:
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as simulator:
+        simulator.add_installation(ORG, repositories=[REPO], installation_id=INSTALLATION)
+        simulator.add_installation("elsewhere", repositories=["elsewhere/app"], installation_id=78)
+        yield simulator
+
+
+@pytest.fixture
+def client(sim: GitHubSimulator) -> GitHubClient:
+    return make_client(sim, clock=FakeClock())
+
+
+def suggestion(sim: GitHubSimulator, number: int, line: int) -> int:
+    found = sim.add_review_comment(
+        REPO, number, body="Finding", path="src/values.py", line=line,
+        author=sim.bot_login, author_association="NONE", user_type="Bot", via_app=True,
+    )  # fmt: skip
+    comment_id: int = found["id"]
+    return comment_id
+
+
+def threads_of(client: GitHubClient, number: int) -> dict[int, Any]:
+    found = asyncio.run(client.installation(INSTALLATION).review_threads(REPO, number))
+    return {thread.comment_id: thread for thread in found}
+
+
+def test_reactions_and_resolution_of_each_thread(
+    sim: GitHubSimulator, client: GitHubClient
+) -> None:
+    number = sim.open_pull(REPO, files={"src/values.py": PATCH})["number"]
+    first, second = suggestion(sim, number, 3), suggestion(sim, number, 5)
+    sim.reply(REPO, number, first, "I'd rather keep it")  # a reply is not a thread of its own
+    sim.react(REPO, first, "+1", by="maintainer")
+    sim.react(REPO, first, "eyes", by="renovate[bot]", user_type="Bot")
+    sim.react(REPO, second, "-1", by="drive-by")
+    sim.resolve_thread(REPO, second, by="maintainer")
+    threads = threads_of(client, number)
+    assert sorted(threads) == [first, second]
+    assert [(r.login, r.is_bot, r.content) for r in threads[first].reactions] == [
+        ("maintainer", False, "THUMBS_UP"),
+        ("renovate[bot]", True, "EYES"),
+    ]
+    assert threads[first].resolved_by is None
+    assert threads[second].resolved_by == "maintainer"
+    assert [(r.login, r.content) for r in threads[second].reactions] == [
+        ("drive-by", "THUMBS_DOWN")
+    ]
+    sim.resolve_thread(REPO, second, by="maintainer", resolved=False)
+    assert threads_of(client, number)[second].resolved_by is None
+
+
+def test_one_graphql_request_per_hundred_threads(
+    sim: GitHubSimulator, client: GitHubClient
+) -> None:
+    number = sim.open_pull(REPO, files={"src/values.py": PATCH})["number"]
+    made = [suggestion(sim, number, line) for line in range(1, 151)]
+    sim.reset_log()
+    threads = threads_of(client, number)
+    assert sorted(threads) == made
+    posts = sim.requests("POST", "^/graphql$")
+    assert len(posts) == 2 and all(entry.auth == "token" for entry in posts)
+    assert sim.count() == 3  # and one token mint
+
+
+def test_a_pull_request_of_another_installation_is_refused(
+    sim: GitHubSimulator, client: GitHubClient
+) -> None:
+    number = sim.open_pull("elsewhere/app", files={"src/values.py": PATCH})["number"]
+    installation = client.installation(INSTALLATION)
+    with pytest.raises(Rejected, match="GraphQL errors"):
+        asyncio.run(installation.review_threads("elsewhere/app", number))
+    with pytest.raises(Rejected):
+        asyncio.run(installation.review_threads(REPO, 999))
+
+
+def test_the_graphql_endpoint_beside_the_rest_base() -> None:
+    assert graphql_url("https://api.github.com") == "https://api.github.com/graphql"
+    assert graphql_url("https://ghe.example.com/api/v3/") == "https://ghe.example.com/api/graphql"
+    assert graphql_url("http://127.0.0.1:8123") == "http://127.0.0.1:8123/graphql"
