@@ -1,16 +1,69 @@
-"""Budgets: pack complete cards into one block of text, count what was left out, hash the set."""
+"""Budgets: pack whole lines into one block of text, count what was left out, hash the set.
+
+Every block the project hands (lessons, session memory, recalled memory) goes through
+``pack_lines``; a ``Budget`` says in which unit its limit is counted.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from continual.recall.index import Card, Scored
 
 BYTES_PER_TOKEN = 4
 OMITTED_LINE = "{n} more omitted"
 SEPARATOR = "\n"
+
+
+class Measure(StrEnum):
+    """What a budget counts."""
+
+    CHARS = "characters"
+    UTF8_BYTES = "UTF-8 bytes"
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """An upper bound on a block's text, framing included, in an explicit unit.
+
+    Review memory is bounded in characters (``Budget.chars``); briefs and context pushes in
+    approximate tokens of 4 UTF-8 bytes each (``Budget.tokens``), held here as bytes.
+    """
+
+    limit: int
+    measure: Measure
+
+    @classmethod
+    def chars(cls, limit: int) -> Budget:
+        return cls(limit, Measure.CHARS)
+
+    @classmethod
+    def tokens(cls, limit: int) -> Budget:
+        return cls(limit * BYTES_PER_TOKEN, Measure.UTF8_BYTES)
+
+    def size(self, text: str) -> int:
+        """``text`` measured in this budget's unit."""
+        return len(text) if self.measure is Measure.CHARS else len(text.encode("utf-8"))
+
+    def fits(self, text: str) -> bool:
+        return self.size(text) <= self.limit
+
+    def after(self, text: str, separator: str = "") -> Budget:
+        """What is left once ``text`` (and ``separator``, when there is text) is spent."""
+        used = self.size(text) + self.size(separator) if text else 0
+        return Budget(max(0, self.limit - used), self.measure)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A packed block of lines: its text, how many lines it holds and how many did not fit."""
+
+    text: str
+    included: int
+    omitted: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,31 +96,74 @@ def _assemble(header: str, bodies: Iterable[str], omitted: int) -> str:
     return SEPARATOR.join(parts)
 
 
+def pack_lines(
+    lines: Iterable[str],
+    *,
+    budgets: Sequence[Budget] = (),
+    header: str = "",
+    total: int | None = None,
+) -> Block:
+    """Whole ``lines``, in the order given, under ``header``, within every budget.
+
+    - Lines are taken in order while the next one fits; the taken lines are always a prefix (a
+      line that does not fit is never truncated, and no later, shorter line jumps ahead of it).
+    - ``omitted`` counts every line not taken, and the text then ends with ``N more omitted``.
+    - The text is ``header``, the lines and that count, joined by newlines; with no line and
+      nothing omitted it is empty. Each budget bounds the whole text, header and count included;
+      if even the header and the count do not fit, the header is dropped, then the count.
+    - ``total``: when ``lines`` are only the head of a longer list, the length of the whole
+      list; the lines past the head count as omitted.
+    """
+    candidates = list(lines)
+    overall = len(candidates) if total is None else max(total, len(candidates))
+
+    def fits(text: str) -> bool:
+        return all(budget.fits(text) for budget in budgets)
+
+    taken: list[str] = []
+    sizes = [budget.size(header) for budget in budgets]
+    for line in candidates:
+        sep = SEPARATOR if (taken or header) else ""
+        remaining = overall - len(taken) - 1
+        tail = SEPARATOR + OMITTED_LINE.format(n=remaining) if remaining else ""
+        grown = [
+            size + budget.size(sep) + budget.size(line)
+            for size, budget in zip(sizes, budgets, strict=True)
+        ]
+        if any(
+            size + budget.size(tail) > budget.limit
+            for size, budget in zip(grown, budgets, strict=True)
+        ):
+            break
+        taken.append(line)
+        sizes = grown
+
+    omitted = overall - len(taken)
+    text = _assemble(header, taken, omitted) if (taken or omitted) else ""
+    if not fits(text):
+        text = _assemble("", (), omitted)
+        if not fits(text):
+            text = ""
+    return Block(text=text, included=len(taken), omitted=omitted)
+
+
 def pack(
     hits_or_cards: Iterable[Scored | Card],
     *,
     cap: int,
-    max_chars: int | None = None,
-    max_tokens: int | None = None,
+    budgets: Sequence[Budget] = (),
     render: Callable[[Card], str],
     header: str = "",
     seen: Container[tuple[str, int]] = (),
     total: int | None = None,
 ) -> Packed:
-    """Hand complete cards, in the order given, within every budget.
+    """Hand complete cards, in the order given, within ``cap`` and every budget.
 
     - Cards whose ``(id, revision)`` is in ``seen`` (already handed in this session) are skipped
       and not counted as omitted; a new revision of a seen entry is eligible again. A repeated
       ``(id, revision)`` in the input counts once.
-    - Eligible cards are handed in order until ``cap`` cards are handed or the next card does not
-      fit; the handed cards are always a prefix of the eligible ones (a card that does not fit is
-      never truncated, and no later, smaller card jumps ahead of it).
-    - ``omitted`` counts every eligible card not handed, and the text then ends with the line
-      ``N more omitted``.
-    - The text is ``header``, the rendered cards and that line, joined by newlines; with nothing
-      to hand and nothing omitted it is empty. ``max_chars`` bounds ``len(text)`` and
-      ``max_tokens`` bounds ``approx_tokens(text)``, the omitted line and header included. If even
-      the header and the omitted line do not fit, the header is dropped, then the line.
+    - At most ``cap`` eligible cards are handed; they are rendered and packed by ``pack_lines``
+      (a prefix, whole cards, ``N more omitted`` for every eligible card not handed).
     - ``set_sha256`` is the sha256 hex digest of the exact text.
     - ``total``: when ``hits_or_cards`` is only the head of a longer ranking (a
       ``RecallIndex.search`` with a limit, given the same ``seen``), the number of eligible entries
@@ -86,43 +182,18 @@ def pack(
         eligible.append(card)
 
     overall = len(eligible) if total is None else max(total, len(eligible))
-    char_limit = max_chars
-    byte_limit = None if max_tokens is None else max_tokens * BYTES_PER_TOKEN
-
-    def fits(text: str) -> bool:
-        if char_limit is not None and len(text) > char_limit:
-            return False
-        return byte_limit is None or len(text.encode("utf-8")) <= byte_limit
-
-    bodies: list[str] = []
-    chars = len(header)
-    size = len(header.encode("utf-8"))
-    for card in eligible[:cap]:
-        body = render(card)
-        sep = 1 if (bodies or header) else 0
-        new_chars = chars + sep + len(body)
-        new_size = size + sep + len(body.encode("utf-8"))
-        remaining = overall - len(bodies) - 1
-        tail = len(OMITTED_LINE.format(n=remaining)) + 1 if remaining else 0
-        if (char_limit is not None and new_chars + tail > char_limit) or (
-            byte_limit is not None and new_size + tail > byte_limit
-        ):
-            break
-        bodies.append(body)
-        chars, size = new_chars, new_size
-
-    omitted = overall - len(bodies)
-    text = _assemble(header, bodies, omitted) if (bodies or omitted) else ""
-    if not fits(text):
-        text = _assemble("", (), omitted)
-        if not fits(text):
-            text = ""
-    handed = tuple(eligible[: len(bodies)])
+    block = pack_lines(
+        (render(card) for card in eligible[:cap]),
+        budgets=budgets,
+        header=header,
+        total=overall,
+    )
+    handed = tuple(eligible[: block.included])
     return Packed(
         cards=handed,
-        text=text,
-        omitted=omitted,
-        chars=len(text),
-        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        text=block.text,
+        omitted=block.omitted,
+        chars=len(block.text),
+        set_sha256=hashlib.sha256(block.text.encode("utf-8")).hexdigest(),
         entries=tuple((c.id, c.revision) for c in handed),
     )

@@ -10,17 +10,9 @@ from pathlib import Path
 
 from sqlalchemy import Connection, Engine, delete, select
 
-from continual import store
+from continual import memory, store
 from continual.injections import injections_path
-from continual.tables import (
-    Account,
-    Injection,
-    MemoryHitRow,
-    MemoryItemRow,
-    Receipt,
-    Repository,
-    Suggestion,
-)
+from continual.tables import Account, Injection, Receipt, Repository, Suggestion
 
 MAX_ATTEMPTS = 8
 
@@ -35,6 +27,7 @@ class SessionDeleted:
     injection_lines: int
     memory_items: int
     memory_hits: int
+    memory_files: int
     entries: int
     kept_entries: int
 
@@ -46,6 +39,7 @@ class SessionDeleted:
                 "injection_lines": self.injection_lines,
                 "memory_items": self.memory_items,
                 "memory_hits": self.memory_hits,
+                "memory_files": self.memory_files,
                 "entries": self.entries,
             },
             "kept_entries": self.kept_entries,
@@ -88,10 +82,10 @@ def _entries_of_session(
 
 
 def _known(conn: Connection, account_id: int, session_id: str) -> bool:
+    if memory.holds(conn, session_id, account_id=account_id):
+        return True
     for table, column in (
         (Injection, Injection.session_id),
-        (MemoryItemRow, MemoryItemRow.review_id),
-        (MemoryHitRow, MemoryHitRow.review_id),
         (Suggestion, Suggestion.review_id),
     ):
         found = conn.execute(
@@ -126,9 +120,18 @@ def _drop_lines(paths: Iterable[Path], session_id: str) -> int:
     return dropped
 
 
+@dataclass(frozen=True, slots=True)
+class _Removed:
+    """What the store transaction removed: injection rows and tombstoned entries."""
+
+    injections: int
+    entries: int
+    kept_entries: int
+
+
 def _delete_once(
     conn: Connection, account_id: int, session_id: str, *, now: int
-) -> SessionDeleted | None:
+) -> _Removed | None:
     if not _known(conn, account_id, session_id):
         return None
     only, kept = _entries_of_session(conn, account_id, session_id)
@@ -139,17 +142,7 @@ def _delete_once(
             Injection.account_id == account_id, Injection.session_id == session_id
         )
     ).rowcount
-    items = conn.execute(
-        delete(MemoryItemRow).where(
-            MemoryItemRow.account_id == account_id, MemoryItemRow.review_id == session_id
-        )
-    ).rowcount
-    hits = conn.execute(
-        delete(MemoryHitRow).where(
-            MemoryHitRow.account_id == account_id, MemoryHitRow.review_id == session_id
-        )
-    ).rowcount
-    return SessionDeleted(session_id, injections, 0, items, hits, len(only), kept)
+    return _Removed(injections, len(only), kept)
 
 
 def delete_session(
@@ -159,7 +152,9 @@ def delete_session(
 
     The entries whose every receipt came from the session's suggestions are tombstoned (so the
     same suggestions never re-create them); entries with other sources are kept as they are.
-    The session's lines leave the account's injections.jsonl files after the commit.
+    After that commit the session's memory is forgotten (``continual.memory.forget``: its rows,
+    then its ``session-memory.jsonl`` under the account's repositories) and its lines leave the
+    account's injections.jsonl files. Deleting again finishes whatever an interruption left.
     """
     for attempt in range(MAX_ATTEMPTS):
         try:
@@ -175,16 +170,21 @@ def delete_session(
         except store.RevisionConflict:
             if attempt == MAX_ATTEMPTS - 1:
                 raise
-    if done is None:
+    forgotten = memory.forget(
+        engine, store_dir, session_id, account_id=account_id, repositories=names
+    )
+    if done is None and not forgotten.anything:
         return None
+    removed = done or _Removed(0, 0, 0)
     paths = [injections_path(store_dir, str(login), name) for name in names]
     lines = _drop_lines(paths, session_id)
     return SessionDeleted(
-        done.session_id,
-        done.injections,
-        lines,
-        done.memory_items,
-        done.memory_hits,
-        done.entries,
-        done.kept_entries,
+        session_id=session_id,
+        injections=removed.injections,
+        injection_lines=lines,
+        memory_items=forgotten.items,
+        memory_hits=forgotten.hits,
+        memory_files=forgotten.files,
+        entries=removed.entries,
+        kept_entries=removed.kept_entries,
     )

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine
 
 from continual.injections import (
     Handed,
@@ -21,11 +21,11 @@ from continual.injections import (
     target_named,
     target_of,
 )
-from continual.packing import BYTES_PER_TOKEN, Packed, pack
+from continual.memory import recall_items, recalled_block
+from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.index import Card
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
-from continual.tables import MemoryItemRow
 from continual.values import Surface
 
 __all__ = [
@@ -48,16 +48,13 @@ REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a main
 BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer or proven):"
 RECALL_HEADER = "Hindsight lessons for {repo}:"
 CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
-MEMORY_HEADER = "Recalled from earlier sessions:"
-MEMORY_LINE = "- {text} (session {session}, seat {seat}, commit {commit})"
 LESSON_LINE = "- {text} (lesson {id} r{revision})"
-OMITTED_MEMORY = "{n} more omitted"
-PUSH_MAX_TOKENS = 8_000  # a brief or a context push, framing included (SPEC §7)
+PUSH_MAX_TOKENS = 8_000  # a brief or a context push, framing included (docs/api.md)
 REVIEW_LESSON_CAP = 20
 SURFACING_LESSONS = 1  # the brief volunteers lessons from this level on
 SURFACING_MEMORY = 2  # … and recalled memory
 SURFACING_CONTEXT = 3  # context pushes from this level on
-SHORT_SHA = 7
+PARTS_SEPARATOR = "\n\n"
 
 
 def render_lesson(card: Card) -> str:
@@ -162,8 +159,7 @@ def _query_hand(
     identifiers: Iterable[str],
     words: Iterable[str],
     cap: int,
-    max_tokens: int | None,
-    max_chars: int | None = None,
+    budget: Budget | None,
 ) -> Handed:
     found = snapshot.index.search(
         paths=paths,
@@ -176,8 +172,7 @@ def _query_hand(
     packed = pack(
         found.hits,
         cap=cap,
-        max_tokens=max_tokens,
-        max_chars=max_chars,
+        budgets=() if budget is None else (budget,),
         render=render_lesson,
         header=header,
         seen=seen,
@@ -233,8 +228,7 @@ def hand_review_lessons(
             identifiers=identifiers,
             words=words,
             cap=cap,
-            max_tokens=None,
-            max_chars=max_chars,
+            budget=None if max_chars is None else Budget.chars(max_chars),
         )
 
     # Other surfaces' hands do not count: a review's lessons sit in its shared header, and a
@@ -252,47 +246,6 @@ def hand_review_lessons(
         snapshots=snapshots,
         dedupe_surfaces=(),
     )
-
-
-def _memory_block(conn: Connection, target: Target, *, now: int, max_bytes: int) -> str:
-    """Recalled session memory of the repository, as cited facts, within ``max_bytes``."""
-    rows = conn.execute(
-        select(MemoryItemRow)
-        .where(
-            MemoryItemRow.account_id == target.account_id,
-            MemoryItemRow.repository_id == target.repository_id,
-            MemoryItemRow.expires_ms > now,
-        )
-        .order_by(MemoryItemRow.created_ms.desc(), MemoryItemRow.id)
-    ).all()
-    if not rows:
-        return ""
-    lines = [
-        MEMORY_LINE.format(
-            text=" ".join(r.text.split()),
-            session=r.review_id,
-            seat=r.seat,
-            commit=r.commit[:SHORT_SHA],
-        )
-        for r in rows
-    ]
-    taken: list[str] = []
-    size = len(MEMORY_HEADER.encode("utf-8"))
-    for n, line in enumerate(lines):
-        rest = len(lines) - n - 1
-        tail = len(OMITTED_MEMORY.format(n=rest)) + 1 if rest else 0
-        grown = size + 1 + len(line.encode("utf-8"))
-        if grown + tail > max_bytes:
-            break
-        taken.append(line)
-        size = grown
-    omitted = len(lines) - len(taken)
-    if not taken and size + 1 + len(OMITTED_MEMORY.format(n=omitted)) > max_bytes:
-        return ""
-    parts = [MEMORY_HEADER, *taken]
-    if omitted:
-        parts.append(OMITTED_MEMORY.format(n=omitted))
-    return "\n".join(parts)
 
 
 def _nothing(surface: Surface, session_id: str) -> Handed:
@@ -319,19 +272,25 @@ def hand_brief(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
+        budget = Budget.tokens(PUSH_MAX_TOKENS)
         packed = pack(
             snapshot.standing(target.repository),
             cap=preference.lesson_cap,
-            max_tokens=PUSH_MAX_TOKENS,
+            budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
             seen=seen,
         )
         text = packed.text
         if preference.surfacing >= SURFACING_MEMORY:
-            room = PUSH_MAX_TOKENS * BYTES_PER_TOKEN - len(text.encode("utf-8")) - 2
-            memory = _memory_block(conn, target, now=now, max_bytes=room)
-            text = "\n\n".join(part for part in (text, memory) if part)
+            recalled = recall_items(
+                conn,
+                account_id=target.account_id,
+                repository_id=target.repository_id,
+                now_ms=now,
+            )
+            memory = recalled_block(recalled, budget.after(text, PARTS_SEPARATOR)).text
+            text = PARTS_SEPARATOR.join(part for part in (text, memory) if part)
         return _handed(Surface.BRIEF, session_id, packed, text)
 
     return _deliver(
@@ -381,7 +340,7 @@ def hand_context(
             identifiers=identifiers,
             words=words,
             cap=preference.lesson_cap,
-            max_tokens=PUSH_MAX_TOKENS,
+            budget=Budget.tokens(PUSH_MAX_TOKENS),
         )
 
     return _deliver(
@@ -405,7 +364,7 @@ def standing_pack(
     return pack(
         snapshot.standing(target.repository),
         cap=cap,
-        max_tokens=PUSH_MAX_TOKENS,
+        budgets=(Budget.tokens(PUSH_MAX_TOKENS),),
         render=render_lesson,
         header=RECALL_HEADER.format(repo=target.repository),
         seen=seen,

@@ -1,17 +1,25 @@
-"""The review's own memory: what its calls learned, handed to later calls and to later reviews."""
+"""The review's own memory: what its calls learned, handed to later calls of the same review."""
 
 from __future__ import annotations
 
 import logging
-import posixpath
 import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from enum import StrEnum
+from datetime import datetime
 
-from continual.values import EntryState
+from continual.memory import (
+    ItemKind,
+    MemoryHit,
+    MemoryItem,
+    Relevance,
+    cited_line,
+    for_call,
+    kept_as,
+    recalled_block,
+)
+from continual.packing import Block, Budget, pack_lines
 from review.contract import CallResult, HypothesisStatus, ToolReceipt, ToolStatus
 from review.subjects import (
     fact_subject,
@@ -22,14 +30,8 @@ from review.subjects import (
 )
 
 SESSION_HEADER = "Session memory (recorded by earlier calls of this review):"
-RECALLED_HEADER = "Recalled from earlier sessions:"
-OMITTED_LINE = "({count} more omitted)"
-CITATION = "(session {session}, seat {seat}, commit {commit})"
-SHORT_SHA = 7
 ITEM_TEXT_CHARS = 480
 BODY_EXCERPT_CHARS = 200
-TOOL_PATH_TTL = timedelta(days=90)
-CANDIDATE_TTL = timedelta(days=30)
 STATUS_WORDS = {
     ToolStatus.FAILED: "failed",
     ToolStatus.ERROR: "errored",
@@ -40,15 +42,6 @@ STATUS_WORDS = {
 _WHITESPACE = re.compile(r"\s+")
 
 log = logging.getLogger(__name__)
-
-
-class ItemKind(StrEnum):
-    """What a memory item records."""
-
-    TOOL_PATH = "tool_path"
-    HYPOTHESIS = "hypothesis"
-    FINDING = "finding"
-    FACT = "fact"
 
 
 @dataclass(frozen=True)
@@ -87,52 +80,9 @@ class _Learned:
     key: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class MemoryItem:
-    """A session item as it outlives the review: active (tool paths) or candidate, with expiry."""
-
-    kind: ItemKind
-    subject: str
-    text: str
-    seat: str
-    session: str
-    commit: str
-    state: EntryState
-    expires_at: datetime
-    recorded_at: datetime
-    lens: str = ""
-    files: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class MemoryBlock:
-    """Text handed to a call, how many items it holds and how many did not fit."""
-
-    text: str
-    included: int
-    omitted: int
-
-
-@dataclass(frozen=True)
-class MemoryHit:
-    """A recalled subject that came up again in a new review."""
-
-    subject: str
-    kind: ItemKind
-    recalled_session: str
-    recalled_seat: str
-    call_id: str
-    seat: str
-
-
 def _one_line(text: str, limit: int = ITEM_TEXT_CHARS) -> str:
     line = _WHITESPACE.sub(" ", text).strip()
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-def citation(session: str, seat: str, commit: str) -> str:
-    """``(session S, seat X, commit abc1234)``."""
-    return CITATION.format(session=session, seat=seat, commit=commit[:SHORT_SHA])
 
 
 def subjects_of(record: CallRecord) -> set[str]:
@@ -264,7 +214,7 @@ class SessionMemory:
         max_chars: int = 12_000,
         seat: str | None = None,
         lens: str | None = None,
-    ) -> MemoryBlock:
+    ) -> Block:
         """The session-memory block for a call on ``call_files``.
 
         Ordered by relevance to those files, then tool paths, then recency; findings of the same
@@ -276,7 +226,7 @@ class SessionMemory:
                 for item in self._items
                 if not (item.kind is ItemKind.FINDING and item.seat == seat and item.lens == lens)
             ]
-        wanted = _Relevance(call_files)
+        wanted = Relevance(call_files)
         items.sort(
             key=lambda item: (
                 -wanted.score(item.files),
@@ -285,19 +235,20 @@ class SessionMemory:
             )
         )
         lines = [
-            f"- {item.text} {citation(self.review_id, item.seat, self.head_sha)}" for item in items
+            cited_line(item.text, session=self.review_id, seat=item.seat, commit=self.head_sha)
+            for item in items
         ]
-        return bounded_block(SESSION_HEADER, lines, max_chars)
+        return pack_lines(lines, budgets=(Budget.chars(max_chars),), header=SESSION_HEADER)
 
     def persistables(self, now: datetime) -> list[MemoryItem]:
-        """What outlives the review: tool paths active for 90 days, the rest candidates for 30."""
+        """What outlives the review, as the core keeps it (``continual.memory.kept_as``)."""
         out: list[MemoryItem] = []
         seen: set[tuple[str, str]] = set()
         for item in self.items():
             if (item.subject, item.text) in seen:
                 continue
             seen.add((item.subject, item.text))
-            is_tool_path = item.kind is ItemKind.TOOL_PATH
+            state, expires_at = kept_as(item.kind, now)
             out.append(
                 MemoryItem(
                     kind=item.kind,
@@ -306,8 +257,8 @@ class SessionMemory:
                     seat=item.seat,
                     session=self.review_id,
                     commit=self.head_sha,
-                    state=EntryState.ACTIVE if is_tool_path else EntryState.CANDIDATE,
-                    expires_at=now + (TOOL_PATH_TTL if is_tool_path else CANDIDATE_TTL),
+                    state=state,
+                    expires_at=expires_at,
                     recorded_at=now,
                     lens=item.lens,
                     files=item.files,
@@ -320,82 +271,11 @@ class SessionMemory:
         return hits(recalled_items, self.records())
 
 
-class _Relevance:
-    """Scores an item's files against a call's files: same file 2, same folder 1, else 0."""
-
-    def __init__(self, call_files: Iterable[str]) -> None:
-        self.files = set(call_files)
-        self.folders = {posixpath.dirname(path) for path in self.files}
-
-    def score(self, files: Iterable[str]) -> int:
-        best = 0
-        for path in files:
-            if path in self.files:
-                return 2
-            if posixpath.dirname(path) in self.folders:
-                best = 1
-        return best
-
-
-def bounded_block(header: str, lines: Sequence[str], max_chars: int) -> MemoryBlock:
-    """``header`` and whole ``lines`` in order while they fit in ``max_chars``, omitted counted.
-
-    The count line is included in the budget; a block that cannot hold even the header and the
-    count line is empty.
-    """
-    total = len(lines)
-    if total == 0 or max_chars <= 0:
-        return MemoryBlock(text="", included=0, omitted=total)
-
-    def size(parts: Sequence[str]) -> int:
-        return sum(len(part) + 1 for part in parts)
-
-    if size([header, *lines]) <= max_chars:
-        return MemoryBlock(text="\n".join([header, *lines]) + "\n", included=total, omitted=0)
-    budget = max_chars - size([header, OMITTED_LINE.format(count=total)])
-    chosen: list[str] = []
-    for line in lines:
-        cost = len(line) + 1
-        if cost <= budget:
-            chosen.append(line)
-            budget -= cost
-    omitted = total - len(chosen)
-    parts = [header, *chosen, OMITTED_LINE.format(count=omitted)]
-    if size(parts) > max_chars:
-        return MemoryBlock(text="", included=0, omitted=total)
-    return MemoryBlock(text="\n".join(parts) + "\n", included=len(chosen), omitted=omitted)
-
-
-def _recalled_line(item: MemoryItem) -> str:
-    return f"- {item.text} {citation(item.session, item.seat, item.commit)}"
-
-
-def render_recalled(items: Sequence[MemoryItem]) -> str:
-    """All ``items`` as ``Recalled from earlier sessions:`` lines, in the given order."""
-    if not items:
-        return ""
-    return "\n".join([RECALLED_HEADER, *(_recalled_line(item) for item in items)]) + "\n"
-
-
 def cross_session_block(
-    items: Sequence[MemoryItem],
-    max_chars: int = 24_000,
-    *,
-    call_files: Sequence[str] = (),
-) -> MemoryBlock:
-    """The recalled items for one call, bounded like the session block and ordered the same way."""
-    wanted = _Relevance(call_files)
-    indexed = list(enumerate(items))
-    indexed.sort(
-        key=lambda pair: (
-            -wanted.score(pair[1].files),
-            pair[1].kind is not ItemKind.TOOL_PATH,
-            -pair[1].recorded_at.timestamp(),
-            pair[0],
-        )
-    )
-    lines = [_recalled_line(item) for _, item in indexed]
-    return bounded_block(RECALLED_HEADER, lines, max_chars)
+    items: Sequence[MemoryItem], max_chars: int = 24_000, *, call_files: Sequence[str] = ()
+) -> Block:
+    """What earlier reviews left, for one call: ordered for its files, at most ``max_chars``."""
+    return recalled_block(for_call(items, call_files), Budget.chars(max_chars))
 
 
 def hits(

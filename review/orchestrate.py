@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from continual.entry_keys import entry_key
+from continual.memory import MemoryHit, MemoryItem
 from continual.tables import CallStatus
 from review.config import Lens, ReviewSettings
 from review.contract import (
@@ -21,7 +22,7 @@ from review.contract import (
     PullRequestInfo,
     build_request,
 )
-from review.memory import MemoryHit, MemoryItem, SessionMemory, cross_session_block
+from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
 from review.proof import ProofReport, run_proof
 from review.seats import Seat

@@ -14,16 +14,18 @@ import httpx
 from sqlalchemy import Engine
 
 from continual.associations import find_identifiers
+from continual.memory import recall_items, write_session_file
 from continual.recall.snapshot import SnapshotCache
 from continual.surfaces import Handed, hand_review_lessons
 from continual.tables import ReviewState
-from review import persist, records
+from review import records
 from review.compose import Draft, compose
 from review.config import ReviewConfig
 from review.contract import LessonRef, PullRequestInfo
 from review.github import ReviewGitHub
 from review.orchestrate import PostedFinding, ReviewJob, ReviewRun, run_review
 from review.posting import Poster, post_draft
+from review.proof import checkout_dir
 from review.records import ReviewTarget
 from review.seats import make_seat
 from review.shards import PullFile
@@ -134,13 +136,14 @@ def _job(
 ) -> ReviewJob:
     """What the calls run over, memory of the repository's earlier reviews included."""
     with reviewer.engine.connect() as conn:
-        recalled = persist.recall_items(
+        recalled = recall_items(
             conn,
+            account_id=target.account_id,
             repository_id=target.repository_id,
             now_ms=reviewer.clock(),
             exclude_review=review_id,
         )
-    checkout = persist.checkout_dir(reviewer.store_dir, target.repository)
+    checkout = checkout_dir(reviewer.store_dir, target.repository)
     return ReviewJob(
         review_id=review_id,
         repository=target.repository,
@@ -208,7 +211,7 @@ def _save(
         hits=run.hits,
         now=now,
     )
-    persist.write_session_file(
+    write_session_file(
         reviewer.store_dir,
         target.repository,
         job.review_id,

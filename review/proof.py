@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from continual.memory import repository_dir
 from review.contract import Proof
 from review.seats.command import child_environment, kill_process_group
 
@@ -28,7 +29,14 @@ GIT_LOCATION_VARS = (
     "GIT_CEILING_DIRECTORIES",
 )
 
+CHECKOUT_DIR = "checkout"
+
 log = logging.getLogger(__name__)
+
+
+def checkout_dir(store_dir: Path, repository: str) -> Path:
+    """The local git repository proofs check the head out of: ``<store>/<owner>/<name>/checkout``."""
+    return repository_dir(store_dir, repository) / CHECKOUT_DIR
 
 
 class ProofOutcome(StrEnum):

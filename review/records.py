@@ -12,21 +12,18 @@ from sqlalchemy.exc import IntegrityError
 
 from continual import store
 from continual.decide import ThreadDecision
+from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
 from continual.tables import (
     Agreement,
     CallRecordRow,
     CallStatus,
-    MemoryHitRow,
-    MemoryItemRow,
     ReviewRecord,
     ReviewState,
     Suggestion,
 )
 from continual.values import Decision, Source
 from review.compose import Draft
-from review.memory import MemoryHit, MemoryItem
 from review.orchestrate import PostedFinding, ReviewRun
-from review.persist import save_hits, save_items
 
 PROOF_ACTOR = "hindsight-proof"
 PROOF_RULE = "proof"
@@ -97,8 +94,7 @@ def _reset(conn: Connection, review_id: str) -> None:
     conn.execute(delete(CallRecordRow).where(CallRecordRow.review_id == review_id))
     conn.execute(delete(Agreement).where(Agreement.review_id == review_id))
     conn.execute(delete(Suggestion).where(Suggestion.review_id == review_id))
-    conn.execute(delete(MemoryItemRow).where(MemoryItemRow.review_id == review_id))
-    conn.execute(delete(MemoryHitRow).where(MemoryHitRow.review_id == review_id))
+    delete_rows(conn, review_id)
 
 
 def new_suggestion_ids(findings: Sequence[PostedFinding]) -> list[tuple[str, PostedFinding]]:

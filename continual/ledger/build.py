@@ -7,7 +7,6 @@ from collections import Counter, defaultdict
 from sqlalchemy import Connection, select
 
 from continual.ledger import queries
-from continual.ledger.memory import memory_counts
 from continual.ledger.values import (
     PENDING,
     Acceptance,
@@ -16,6 +15,7 @@ from continual.ledger.values import (
     RepositoryLedger,
     SeatLensCounts,
 )
+from continual.memory.store import hits_by_repository, states_by_repository
 from continual.recall.snapshot import load_lessons
 from continual.tables import Repository
 from continual.values import EntryState
@@ -38,7 +38,11 @@ def review_ledger(
     calls = queries.calls(conn, account_id)
     agreements = queries.agreements(conn, account_id)
     rules = queries.rules(conn, account_id)
-    memory, hits = memory_counts(conn, account_id, now=now)
+    memory = {
+        repository_id: dict(sorted(tally.items()))
+        for repository_id, tally in states_by_repository(conn, account_id, now_ms=now).items()
+    }
+    hits = hits_by_repository(conn, account_id)
     result: list[RepositoryLedger] = []
     for repository_id, full_name in repositories:
         mine = [s for s in suggestions if s.repository_id == repository_id]

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from continual.memory.rows import MemoryHitRow, MemoryItemRow
+from continual.orm import Base
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
     Agreement,
     CallRecordRow,
     CallStatus,
-    MemoryHitRow,
-    MemoryItemRow,
     ReviewRecord,
     ReviewState,
 )
-from continual.tables.store import Account, Base, Entry, Receipt, Repository, Suggestion
+from continual.tables.store import Account, Entry, Receipt, Repository, Suggestion
 
 __all__ = [
     "Account",

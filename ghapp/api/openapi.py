@@ -234,6 +234,7 @@ SCHEMAS: dict[str, Any] = {
                     "injection_lines": INTEGER,
                     "memory_items": INTEGER,
                     "memory_hits": INTEGER,
+                    "memory_files": INTEGER,
                     "entries": INTEGER,
                 }
             ),

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
+from continual import memory
 from continual.ledger import Counts, RepositoryLedger, review_ledger
 from continual.tables import Account
 from ghapp.api.shapes import ledger_json
@@ -18,24 +19,23 @@ from ghapp.cli.common import open_engine
 from ghapp.db import reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
-from review import persist
 
 
 def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        persist.check_review_id(args.review)
+        memory.check_review_id(args.review)
     except ValueError as exc:
         print(f"hindsight memory: {exc}", file=sys.stderr)
         return 2
     if args.memory_command == "clear":
         with open_engine(settings) as engine:
-            cleared = persist.clear_session(engine, settings.store_dir, args.review)
+            cleared = memory.forget(engine, settings.store_dir, args.review)
         print(
             f"cleared review {args.review}: {cleared.items} memory items, "
             f"{cleared.hits} hits, {cleared.files} files"
         )
         return 0
-    path = persist.find_session_file(settings.store_dir, args.review)
+    path = memory.find_session_file(settings.store_dir, args.review)
     if path is None:
         print(
             f"hindsight memory: no session-memory.jsonl for review {args.review} "
@@ -43,7 +43,7 @@ def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
             file=sys.stderr,
         )
         return 1
-    lines = persist.read_session_file(path)
+    lines = memory.read_session_file(path)
     if args.json:
         for line in lines:
             print(json.dumps(line, sort_keys=True))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from continual.packing import OMITTED_LINE, approx_tokens, pack
+from continual.packing import OMITTED_LINE, Budget, Measure, approx_tokens, pack, pack_lines
 from continual.recall.index import Card, RecallIndex, Scored
 
 
@@ -66,7 +66,7 @@ def test_hits_are_accepted_like_cards() -> None:
 def test_char_budget_hands_complete_cards_only() -> None:
     one = len(render(CARDS[0]))
     budget = len("H") + 1 + one + 1 + one + 1 + len(OMITTED_LINE.format(n=8)) + 5
-    packed = pack(CARDS, cap=20, max_chars=budget, render=render, header="H")
+    packed = pack(CARDS, cap=20, budgets=[Budget.chars(budget)], render=render, header="H")
     assert [c.id for c in packed.cards] == ["e0", "e1"]
     assert packed.omitted == 8
     assert len(packed.text) <= budget
@@ -77,7 +77,7 @@ def test_char_budget_hands_complete_cards_only() -> None:
 def test_a_card_that_does_not_fit_is_not_skipped_over() -> None:
     big = card("a-big", text="Check `parse_config` " + "x" * 500 + ".")
     small = card("b-small")
-    packed = pack([big, small], cap=5, max_chars=200, render=render)
+    packed = pack([big, small], cap=5, budgets=[Budget.chars(200)], render=render)
     assert packed.cards == ()
     assert packed.omitted == 2
     assert packed.text == "2 more omitted"
@@ -86,16 +86,22 @@ def test_a_card_that_does_not_fit_is_not_skipped_over() -> None:
 def test_token_budget_counts_utf8_bytes_and_framing() -> None:
     wide = [card(f"w{n}", text="Vérifiez `parse_config` — ünïcödé " * 3) for n in range(6)]
     for max_tokens in range(1, 200, 7):
-        packed = pack(wide, cap=20, max_tokens=max_tokens, render=render, header="Leçons :")
+        packed = pack(
+            wide, cap=20, budgets=[Budget.tokens(max_tokens)], render=render, header="Leçons :"
+        )
         assert approx_tokens(packed.text) <= max_tokens
         assert len(packed.text.encode()) <= 4 * max_tokens
         assert packed.omitted == len(wide) - len(packed.cards)
 
 
 def test_header_and_omitted_line_are_dropped_before_the_budget_is_broken() -> None:
-    packed = pack(CARDS, cap=5, max_chars=16, render=render, header="A very long header text")
+    packed = pack(
+        CARDS, cap=5, budgets=[Budget.chars(16)], render=render, header="A very long header text"
+    )
     assert packed.text == "10 more omitted"
-    packed = pack(CARDS, cap=5, max_chars=3, render=render, header="A very long header text")
+    packed = pack(
+        CARDS, cap=5, budgets=[Budget.chars(3)], render=render, header="A very long header text"
+    )
     assert packed.text == ""
     assert packed.omitted == 10
 
@@ -119,9 +125,9 @@ def test_duplicates_in_the_input_count_once() -> None:
 
 
 def test_set_sha256_is_the_hash_of_the_exact_text() -> None:
-    packed = pack(CARDS, cap=4, max_tokens=60, render=render, header="Lessons:")
+    packed = pack(CARDS, cap=4, budgets=[Budget.tokens(60)], render=render, header="Lessons:")
     assert packed.set_sha256 == hashlib.sha256(packed.text.encode("utf-8")).hexdigest()
-    other = pack(CARDS, cap=3, max_tokens=60, render=render, header="Lessons:")
+    other = pack(CARDS, cap=3, budgets=[Budget.tokens(60)], render=render, header="Lessons:")
     assert other.set_sha256 != packed.set_sha256
 
 
@@ -139,6 +145,28 @@ def test_a_ranking_head_counts_the_rest_of_the_ranking_as_omitted() -> None:
     packed = pack(later.hits, cap=2, render=render, total=later.total, seen={("e0", 1)})
     assert [c.id for c in packed.cards] == ["e1", "e2"]
     assert packed.omitted == 7
+
+
+def test_a_budget_says_its_unit() -> None:
+    assert Budget.chars(10) == Budget(10, Measure.CHARS)
+    assert Budget.tokens(10) == Budget(40, Measure.UTF8_BYTES)
+    assert (Budget.chars(10).size("é—"), Budget.tokens(10).size("é—")) == (2, 5)
+    assert Budget.tokens(10).after("ab", "\n\n") == Budget(36, Measure.UTF8_BYTES)
+    assert Budget.chars(10).after("", "\n\n") == Budget.chars(10)
+    assert Budget.chars(3).after("abcdef").limit == 0
+
+
+def test_lines_pack_the_same_way_in_either_unit() -> None:
+    lines = [f"- line {n} é" for n in range(5)]
+    assert pack_lines(lines, header="H:").text == "\n".join(["H:", *lines])
+    in_chars = pack_lines(lines, budgets=[Budget.chars(40)], header="H:")
+    assert in_chars.text == "\n".join(["H:", *lines[:2], "3 more omitted"])
+    assert (in_chars.included, in_chars.omitted) == (2, 3)
+    in_bytes = pack_lines(lines, budgets=[Budget(40, Measure.UTF8_BYTES)], header="H:")
+    assert in_bytes.text == "\n".join(["H:", *lines[:1], "4 more omitted"])
+    head = pack_lines(lines[:2], header="H:", total=9)
+    assert (head.included, head.omitted) == (2, 7) and head.text.endswith("\n7 more omitted")
+    assert pack_lines([], header="H:") == pack_lines([], budgets=[Budget.chars(0)])
 
 
 def test_negative_cap_is_refused() -> None:
@@ -173,8 +201,10 @@ def test_packing_never_exceeds_the_budget(
     packed = pack(
         cards,
         cap=cap,
-        max_chars=max_chars,
-        max_tokens=max_tokens,
+        budgets=[
+            *([] if max_chars is None else [Budget.chars(max_chars)]),
+            *([] if max_tokens is None else [Budget.tokens(max_tokens)]),
+        ],
         render=render,
         header=header,
         seen=seen,

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 
 from continual import store
+from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem, save_items
 from continual.packing import approx_tokens
 from continual.persons import Preference, Recording
 from continual.recall.snapshot import build_snapshot
@@ -125,6 +128,55 @@ def test_brief_respects_lesson_cap_and_token_budget(
     assert len(handed.entries) == 4
     assert handed.omitted == 2
     assert approx_tokens(handed.text) <= PUSH_MAX_TOKENS
+
+
+def recalled_memory(count: int, *, session: str, text: str) -> list[MemoryItem]:
+    at = datetime.fromtimestamp(NOW / 1000, UTC)
+    return [
+        MemoryItem(
+            kind=ItemKind.FACT,
+            subject=f"fact:{n}",
+            text=f"{text} {n}",
+            seat="alpha",
+            session=session,
+            commit="c" * 40,
+            state=EntryState.CANDIDATE,
+            expires_at=at + timedelta(days=30),
+            recorded_at=at,
+        )
+        for n in range(count)
+    ]
+
+
+def test_brief_hands_recalled_memory_as_cited_facts_within_the_token_budget(
+    engine: Engine, org: Tenant, tmp_path: Path
+) -> None:
+    accept(engine, org, "octo/app")
+    wide = "Le répertoire partagé était déjà vérifié — " + "é" * 300
+    with engine.begin() as conn:
+        for session, count, now in (("r_old", 2, NOW - 10), ("r_new", 200, NOW - 5)):
+            save_items(
+                conn,
+                account_id=org.account_id,
+                repository_id=org.repos["octo/app"],
+                items=recalled_memory(count, session=session, text=wide),
+                now_ms=now,
+            )
+    lessons_only = brief(engine, tmp_path, org, "s1", Preference(surfacing=1), NOW)
+    assert RECALLED_HEADER not in lessons_only.text
+
+    handed = brief(engine, tmp_path, org, "s2", Preference(surfacing=2), NOW)
+    lessons, memory = handed.text.split("\n\n")
+    assert lessons == lessons_only.text
+    lines = memory.splitlines()
+    assert lines[0] == RECALLED_HEADER
+    assert lines[1] == f"- {wide} 199 (session r_new, seat alpha, commit ccccccc)"
+    assert "r_old" not in memory, "one line per subject: the newest session's"
+    assert re.fullmatch(r"\d+ more omitted", lines[-1])
+    assert len(lines) - 2 + int(lines[-1].split()[0]) == 200
+    assert approx_tokens(handed.text) <= PUSH_MAX_TOKENS
+    # counted in UTF-8 bytes: in characters the same budget would have held many more lines
+    assert len(handed.text) < PUSH_MAX_TOKENS * 4 - 4 * len(lines[1])
 
 
 def test_a_session_is_handed_an_entry_revision_once(

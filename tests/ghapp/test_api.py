@@ -191,6 +191,7 @@ def test_delete_session_removes_only_entries_it_alone_made(world: World) -> None
         "injection_lines": 1,
         "memory_items": 1,
         "memory_hits": 0,
+        "memory_files": 0,
         "entries": 1,
     }
     assert body["kept_entries"] == 1

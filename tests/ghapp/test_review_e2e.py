@@ -15,7 +15,9 @@ import httpx
 import pytest
 from sqlalchemy import Engine, Row, select
 
+from continual import persons
 from continual.markers import parse_suggestion_marker
+from continual.memory import find_session_file
 from continual.tables import (
     Agreement,
     CallRecordRow,
@@ -29,8 +31,9 @@ from continual.writeback import apply_decisions
 from ghapp.cli import review as cli_review
 from ghapp.cli.review import ledgers
 from ghapp.simulator import addition_patch
-from review import persist, records
+from review import records
 from review.prompt import HEADER_END
+from review.proof import checkout_dir
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.review import (
     REVIEW_POSTS,
@@ -51,7 +54,7 @@ from tests.support.seat_servers import (
     user_text,
 )
 from tests.support.seat_servers import serve as serve_provider
-from tests.support.simulator import REPO
+from tests.support.simulator import ORG, REPO
 from tests.support.store import decision
 from tests.support.web import deliver
 
@@ -135,7 +138,7 @@ def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) 
     requests = requests_of(logs)
     assert len(requests) == 10
     assert all(len(r["memory"]) <= 400 for r in requests)
-    assert any(re.search(r"\(\d+ more omitted\)\n$", r["memory"]) for r in requests)
+    assert any(re.search(r"\n\d+ more omitted$", r["memory"]) for r in requests)
     calls = _rows(engine, CallRecordRow)
     assert sum(1 for c in calls if c.status == "skipped") == 16 - 10
     assert max(c.memory_omitted for c in calls) > 0
@@ -224,8 +227,38 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
         argparse.Namespace(memory_command="clear", review=new, json=False), settings
     )
     assert code == 0 and "1 hits" in capsys.readouterr().out
-    assert persist.find_session_file(settings.store_dir, new) is None
+    assert find_session_file(settings.store_dir, new) is None
     assert _rows(engine, MemoryHitRow) == []
+
+
+def test_deleting_a_review_session_through_the_api_removes_its_memory_file(
+    engine: Engine, tmp_path: Path
+) -> None:
+    toml = seat_toml(tmp_path, "alpha", tool_path=True, facts=True) + lenses_toml("tests")
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, files=bug_files(1))
+        h.run()
+        (review,) = _rows(engine, ReviewRecord)
+        path = find_session_file(h.settings.store_dir, review.id)
+        assert path is not None and path.is_file()
+        items = [i for i in _rows(engine, MemoryItemRow) if i.review_id == review.id]
+        assert items, "the review kept what it learned"
+        with engine.begin() as conn:
+            secret = persons.create_token(conn, ORG, "mona", now=h.clock()).secret
+        url = f"{h.url}/v1/sessions/{review.id}"
+        headers = {"authorization": f"Bearer {secret}"}
+        first = httpx.delete(url, headers=headers, timeout=30)
+        second = httpx.delete(url, headers=headers, timeout=30)
+
+    assert first.status_code == 200, first.text
+    deleted = first.json()["deleted"]
+    assert (deleted["memory_items"], deleted["memory_files"]) == (len(items), 1)
+    assert not path.exists() and not path.parent.exists()
+    assert find_session_file(h.settings.store_dir, review.id) is None
+    assert _rows(engine, MemoryItemRow) == []
+    # the review's suggestions are still known: deleting again answers zeros, not an error
+    assert second.status_code == 200, second.text
+    assert set(second.json()["deleted"].values()) == {0}
 
 
 def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
@@ -302,7 +335,7 @@ def test_a_proof_that_fails_then_passes_is_posted_proven_and_accepted(
     ]
     toml = seat_toml(tmp_path, "alpha", findings=findings) + lenses_toml("correctness")
     with harness(engine, tmp_path, toml) as h:
-        checkout = persist.checkout_dir(h.store_dir, REPO)
+        checkout = checkout_dir(h.store_dir, REPO)
         head = git_repo(checkout, {"calc.py": "def double(x):\n    return x + x + 1\n"})
         patch = "@@ -0,0 +1,2 @@\n+def double(x):\n+    return x + x + 1"
         h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head)

@@ -1,4 +1,4 @@
-"""The review's own memory: recorded per call, handed to later calls, persisted, recalled, hit."""
+"""The review's own memory: recorded per call, handed to later calls, kept, recalled, hit."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem
 from continual.values import EntryState
 from review.contract import (
     CallResult,
@@ -19,16 +20,7 @@ from review.contract import (
     ToolReceipt,
     ToolStatus,
 )
-from review.memory import (
-    RECALLED_HEADER,
-    SESSION_HEADER,
-    ItemKind,
-    MemoryItem,
-    SessionMemory,
-    cross_session_block,
-    hits,
-    render_recalled,
-)
+from review.memory import SESSION_HEADER, SessionMemory, cross_session_block, hits
 from review.subjects import program_of
 
 HEAD = "abc1234def5678900000000000000000000000ff"
@@ -199,7 +191,7 @@ def test_budget_holds_with_the_omitted_count() -> None:
     block = memory.block_for(["f1.py"], max_chars=12_000, seat="beta", lens="tests")
     assert len(block.text) <= 12_000
     assert block.omitted > 0 and block.included + block.omitted == 300
-    assert block.text.endswith(f"({block.omitted} more omitted)\n")
+    assert block.text.endswith(f"\n{block.omitted} more omitted")
     assert "fact number 1 " in block.text.splitlines()[1]
     assert memory.block_for(["f1.py"], max_chars=10).text == ""
 
@@ -217,11 +209,14 @@ def test_property_blocks_never_exceed_the_budget_and_hold_only_whole_items(
     if not lines:
         assert block.included == 0
         return
+    if lines == [f"{count} more omitted"]:  # not even the header fits beside the count
+        assert block.included == 0
+        return
     assert lines[0] == SESSION_HEADER
-    item_lines = [line for line in lines[1:] if not line.endswith("more omitted)")]
+    item_lines = [line for line in lines[1:] if not line.endswith("more omitted")]
     assert len(item_lines) == block.included
     assert all(line in full for line in item_lines)
-    assert (block.omitted > 0) == lines[-1].endswith(f"({block.omitted} more omitted)")
+    assert (block.omitted > 0) == (lines[-1] == f"{block.omitted} more omitted")
 
 
 def test_persistables_states_and_expiries() -> None:
@@ -258,16 +253,21 @@ def recalled(memory: SessionMemory) -> list[MemoryItem]:
     return memory.persistables(NOW)
 
 
-def test_render_recalled_cites_session_seat_and_commit() -> None:
+def test_recalled_memory_reads_like_session_memory() -> None:
     memory = SessionMemory("r1", HEAD)
     memory.record("c1", "alpha", "tests", ["a.py"], TOOL_PATH_RESULT)
-    text = render_recalled(recalled(memory))
-    assert text.splitlines() == [
-        RECALLED_HEADER,
-        "- Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
-        "(session r1, seat alpha, commit abc1234)",
-    ]
-    assert render_recalled([]) == ""
+    in_run = memory.block_for(["a.py"], seat="beta", lens="tests").text.splitlines()
+    later = cross_session_block(recalled(memory)).text.splitlines()
+    assert in_run[0] == SESSION_HEADER and later[0] == RECALLED_HEADER
+    assert (
+        in_run[1:]
+        == later[1:]
+        == [
+            "- Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
+            "(session r1, seat alpha, commit abc1234)",
+        ]
+    )
+    assert cross_session_block([]).text == ""
 
 
 def test_cross_session_block_is_bounded_and_counts_omitted() -> None:
@@ -276,7 +276,7 @@ def test_cross_session_block_is_bounded_and_counts_omitted() -> None:
     assert len(block.text) <= 24_000
     assert block.text.startswith(RECALLED_HEADER + "\n")
     assert block.omitted > 0 and block.included + block.omitted == 500
-    assert block.text.endswith(f"({block.omitted} more omitted)\n")
+    assert block.text.endswith(f"\n{block.omitted} more omitted")
     small = cross_session_block(items[:3])
     assert (small.included, small.omitted) == (3, 0)
     focused = cross_session_block(items, 300, call_files=["f7.py"])

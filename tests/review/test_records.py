@@ -1,14 +1,13 @@
-"""Session memory kept past its review: stored, recalled, hits counted, cleared, purged."""
+"""The review's rows: every one belongs to an account and goes with it; one claim per head."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from sqlalchemy import Engine, func, insert, select
-from sqlalchemy.exc import IntegrityError
 
+from continual.memory import ItemKind, MemoryHit, MemoryItem, save_hits, save_items
 from continual.tables import (
     Agreement,
     Base,
@@ -19,8 +18,7 @@ from continual.tables import (
 )
 from continual.values import EntryState
 from ghapp.purge import purge_account
-from review import persist, records
-from review.memory import ItemKind, MemoryHit, MemoryItem
+from review import records
 from tests.support.store import ACCOUNT_ID, REPO_ID, add_suggestion, seed_tenant
 
 REVIEW_TABLES = (ReviewRecord, CallRecordRow, Agreement, MemoryItemRow, MemoryHitRow)
@@ -45,74 +43,7 @@ def item(subject: str, *, session: str = "r_old", days: int = 30, text: str = ""
 
 def save(engine: Engine, items: list[MemoryItem], now_ms: int = NOW_MS) -> None:
     with engine.begin() as conn:
-        persist.save_items(
-            conn, account_id=ACCOUNT_ID, repository_id=REPO_ID, items=items, now_ms=now_ms
-        )
-
-
-def test_recall_hands_unexpired_items_newest_first_one_per_subject(engine: Engine) -> None:
-    seed_tenant(engine)
-    save(engine, [item("tool:a", text="old wording"), item("fact:x", days=-1)])
-    save(engine, [item("tool:a", session="r_new", text="new wording")], now_ms=NOW_MS + 1)
-    with engine.connect() as conn:
-        recalled = persist.recall_items(conn, repository_id=REPO_ID, now_ms=NOW_MS)
-        others = persist.recall_items(
-            conn, repository_id=REPO_ID, now_ms=NOW_MS, exclude_review="r_new"
-        )
-    assert [(m.subject, m.text, m.session) for m in recalled] == [
-        ("tool:a", "new wording", "r_new")
-    ]
-    assert [m.text for m in others] == ["old wording"]
-    assert recalled[0].files == ("src/a.py",) and recalled[0].state is EntryState.ACTIVE
-
-
-def test_hits_are_counted_once_per_review_and_subject(engine: Engine) -> None:
-    seed_tenant(engine)
-    hit = MemoryHit("tool:a", ItemKind.TOOL_PATH, "r_old", "alpha", "r_new/beta/tests/0", "beta")
-    with engine.begin() as conn:
-        saved = persist.save_hits(
-            conn,
-            account_id=ACCOUNT_ID,
-            repository_id=REPO_ID,
-            review_id="r_new",
-            hits=[hit],
-            now_ms=NOW_MS,
-        )
-    assert saved == 1
-    with pytest.raises(IntegrityError), engine.begin() as conn:
-        persist.save_hits(
-            conn,
-            account_id=ACCOUNT_ID,
-            repository_id=REPO_ID,
-            review_id="r_new",
-            hits=[hit],
-            now_ms=NOW_MS,
-        )
-
-
-def test_session_file_is_written_read_and_cleared(engine: Engine, tmp_path: Path) -> None:
-    seed_tenant(engine)
-    save(engine, [item("tool:a", session="r_1")])
-    hit = MemoryHit("tool:b", ItemKind.TOOL_PATH, "r_0", "alpha", "r_1/alpha/tests/0", "alpha")
-    path = persist.write_session_file(
-        tmp_path,
-        "octo-org/app",
-        "r_1",
-        learned=[item("tool:a", session="r_1")],
-        recalled=[item("tool:b", session="r_0")],
-        hits=[hit],
-        now_ms=NOW_MS,
-    )
-    assert path == tmp_path / "octo-org" / "app" / "sessions" / "r_1" / "session-memory.jsonl"
-    lines = persist.read_session_file(path)
-    assert [line["type"] for line in lines] == ["session", "learned", "recalled", "hit"]
-    assert persist.find_session_file(tmp_path, "r_1") == path
-
-    cleared = persist.clear_session(engine, tmp_path, "r_1")
-    assert (cleared.items, cleared.files) == (1, 1)
-    assert persist.find_session_file(tmp_path, "r_1") is None
-    with pytest.raises(ValueError, match="not a review id"):
-        persist.find_session_file(tmp_path, "../etc")
+        save_items(conn, account_id=ACCOUNT_ID, repository_id=REPO_ID, items=items, now_ms=now_ms)
 
 
 def test_every_review_table_has_an_account_and_purge_empties_them(
@@ -136,7 +67,7 @@ def test_every_review_table_has_an_account_and_purge_empties_them(
             insert(Agreement).values(suggestion_id=sid, seat="b", lab="l", lens="x", **common)
         )
     with engine.begin() as conn:
-        persist.save_hits(
+        save_hits(
             conn,
             account_id=ACCOUNT_ID,
             repository_id=REPO_ID,
@@ -163,3 +94,18 @@ def test_a_second_claim_of_the_same_head_finds_the_first(engine: Engine) -> None
     assert (done.state.value, done.github_review_id) == ("posted", 99)
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(ReviewRecord)).scalar_one() == 1
+
+
+def test_a_running_review_claimed_again_starts_without_its_earlier_memory(
+    engine: Engine,
+) -> None:
+    seed_tenant(engine)
+    target = records.ReviewTarget(ACCOUNT_ID, REPO_ID, "octo-org/app", 7, "a" * 40)
+    first = records.claim_review(engine, target, now=NOW_MS)
+    save(engine, [item("tool:a", session=first.review_id)])
+    save(engine, [item("tool:b", session="r_other")])
+    again = records.claim_review(engine, target, now=NOW_MS)
+    assert (again.review_id, again.state.value) == (first.review_id, "running")
+    with engine.connect() as conn:
+        left = conn.execute(select(MemoryItemRow.review_id)).scalars().all()
+    assert left == ["r_other"]

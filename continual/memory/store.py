@@ -1,0 +1,188 @@
+"""Stored session memory in the database: save a review's items and hits, recall, count, forget."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, delete, func, insert, select
+
+from continual.memory.items import ItemKind, MemoryHit, MemoryItem
+from continual.memory.rows import MemoryHitRow, MemoryItemRow
+from continual.values import EntryState
+
+EXPIRED = "expired"
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def _moment(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def save_items(
+    conn: Connection,
+    *,
+    account_id: int,
+    repository_id: int,
+    items: Sequence[MemoryItem],
+    now_ms: int,
+) -> int:
+    """Store what a review learned; tool paths arrive active, the rest as candidates."""
+    if not items:
+        return 0
+    conn.execute(
+        insert(MemoryItemRow),
+        [
+            {
+                "account_id": account_id,
+                "repository_id": repository_id,
+                "review_id": item.session,
+                "kind": item.kind.value,
+                "subject": item.subject,
+                "text": item.text,
+                "seat": item.seat,
+                "lens": item.lens,
+                "commit": item.commit,
+                "files": json.dumps(list(item.files)),
+                "state": item.state.value,
+                "expires_ms": _ms(item.expires_at),
+                "created_ms": now_ms,
+            }
+            for item in items
+        ],
+    )
+    return len(items)
+
+
+def save_hits(
+    conn: Connection,
+    *,
+    account_id: int,
+    repository_id: int,
+    review_id: str,
+    hits: Sequence[MemoryHit],
+    now_ms: int,
+) -> int:
+    """Store the recalled subjects that came up again in review ``review_id``."""
+    if not hits:
+        return 0
+    conn.execute(
+        insert(MemoryHitRow),
+        [
+            {
+                "account_id": account_id,
+                "repository_id": repository_id,
+                "review_id": review_id,
+                "recalled_review_id": hit.recalled_session,
+                "kind": hit.kind.value,
+                "subject": hit.subject,
+                "subject_sha256": hashlib.sha256(hit.subject.encode()).hexdigest(),
+                "seat": hit.seat,
+                "call_id": hit.call_id,
+                "created_ms": now_ms,
+            }
+            for hit in hits
+        ],
+    )
+    return len(hits)
+
+
+def recall_items(
+    conn: Connection,
+    *,
+    account_id: int,
+    repository_id: int,
+    now_ms: int,
+    exclude_review: str | None = None,
+) -> list[MemoryItem]:
+    """Unexpired memory of the repository's earlier sessions, newest first, one per subject."""
+    query = (
+        select(MemoryItemRow)
+        .where(
+            MemoryItemRow.account_id == account_id,
+            MemoryItemRow.repository_id == repository_id,
+            MemoryItemRow.expires_ms > now_ms,
+        )
+        .order_by(MemoryItemRow.created_ms.desc(), MemoryItemRow.id.desc())
+    )
+    if exclude_review is not None:
+        query = query.where(MemoryItemRow.review_id != exclude_review)
+    seen: set[str] = set()
+    found: list[MemoryItem] = []
+    for row in conn.execute(query).all():
+        if row.subject in seen:
+            continue
+        seen.add(row.subject)
+        found.append(
+            MemoryItem(
+                kind=ItemKind(row.kind),
+                subject=row.subject,
+                text=row.text,
+                seat=row.seat,
+                session=row.review_id,
+                commit=row.commit,
+                state=EntryState(row.state),
+                expires_at=_moment(row.expires_ms),
+                recorded_at=_moment(row.created_ms),
+                lens=row.lens,
+                files=tuple(json.loads(row.files)),
+            )
+        )
+    return found
+
+
+def holds(conn: Connection, session_id: str, *, account_id: int) -> bool:
+    """Whether the account stores any memory item or hit of the session."""
+    for table, column in (
+        (MemoryItemRow, MemoryItemRow.review_id),
+        (MemoryHitRow, MemoryHitRow.review_id),
+    ):
+        found = conn.execute(
+            select(column).where(table.account_id == account_id, column == session_id).limit(1)
+        ).first()
+        if found is not None:
+            return True
+    return False
+
+
+def delete_rows(
+    conn: Connection, session_id: str, *, account_id: int | None = None
+) -> tuple[int, int]:
+    """Delete the session's stored items and hits (of one account, when given); answers
+    (items, hits) deleted."""
+    items = delete(MemoryItemRow).where(MemoryItemRow.review_id == session_id)
+    hits = delete(MemoryHitRow).where(MemoryHitRow.review_id == session_id)
+    if account_id is not None:
+        items = items.where(MemoryItemRow.account_id == account_id)
+        hits = hits.where(MemoryHitRow.account_id == account_id)
+    return conn.execute(items).rowcount, conn.execute(hits).rowcount
+
+
+def states_by_repository(
+    conn: Connection, account_id: int, *, now_ms: int
+) -> dict[int, Counter[str]]:
+    """Per repository of the account: its stored items by state, the expired counted apart."""
+    out: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    for repository_id, state, expires_ms in conn.execute(
+        select(MemoryItemRow.repository_id, MemoryItemRow.state, MemoryItemRow.expires_ms).where(
+            MemoryItemRow.account_id == account_id
+        )
+    ).all():
+        out[repository_id][EXPIRED if expires_ms <= now_ms else state] += 1
+    return dict(out)
+
+
+def hits_by_repository(conn: Connection, account_id: int) -> dict[int, int]:
+    """Per repository of the account: how many recalled subjects came up again."""
+    rows = conn.execute(
+        select(MemoryHitRow.repository_id, func.count())
+        .where(MemoryHitRow.account_id == account_id)
+        .group_by(MemoryHitRow.repository_id)
+    ).all()
+    return {repository_id: count for repository_id, count in rows}
