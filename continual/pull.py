@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from continual.applied import RULE as APPLIED_RULE
@@ -42,7 +42,7 @@ class PullState:
     read_at: datetime
     head_sha: str | None = None
     pr_author: Author | None = None
-    changes: ChangesSince | None = field(default=None)
+    changes: ChangesSince | None = None
 
     @property
     def bot_login(self) -> str:
