@@ -11,10 +11,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import bar
-from continual.decide import Author, ThreadComment, decide_pull
+from continual.decide import Author, ThreadComment
 from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
+from continual.pull import PullState, decide_pull
 from continual.replies import classify_reply
+from continual.stored import StoredSuggestion
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replies.jsonl"
 SLUG = "hindsight"
@@ -83,8 +85,8 @@ def replies_per_second(texts: list[str]) -> float:
     return done / (time.perf_counter() - start)
 
 
-def synthetic_comments(texts: list[str]) -> tuple[list[ThreadComment], set[str]]:
-    """THREADS suggestion comments of the bot, each with REPLIES_PER_THREAD replies."""
+def synthetic_pull(texts: list[str]) -> PullState:
+    """A PR with THREADS suggestion comments of the bot, each with REPLIES_PER_THREAD replies."""
     bot = Author(BOT_LOGIN, "Bot", "NONE", via_app=True)
     people = [
         Author("olivia", "User", "OWNER"),
@@ -95,11 +97,11 @@ def synthetic_comments(texts: list[str]) -> tuple[list[ThreadComment], set[str]]
     key = entry_key("correctness", "Unchecked parse_config result")
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     comments: list[ThreadComment] = []
-    known: set[str] = set()
+    known: list[StoredSuggestion] = []
     next_id = 1
     for thread in range(THREADS):
         sid = f"s{thread}"
-        known.add(sid)
+        known.append(_stored(sid, key))
         head = next_id
         body = with_suggestion_marker("Check the result of `parse_config`.", sid, key)
         comments.append(ThreadComment(head, body, bot, None, t0, path="src/app.py", line=12))
@@ -110,7 +112,25 @@ def synthetic_comments(texts: list[str]) -> tuple[list[ThreadComment], set[str]]
             created = t0 + timedelta(minutes=offset + 1)
             comments.append(ThreadComment(next_id, text, author, head, created))
             next_id += 1
-    return comments, known
+    return PullState(SLUG, tuple(comments), tuple(known), read_at=t0)
+
+
+def _stored(sid: str, key: str) -> StoredSuggestion:
+    return StoredSuggestion(
+        id=sid,
+        account_id=1,
+        repository_id=1,
+        pr=1,
+        head_sha="a" * 40,
+        path="src/app.py",
+        line=12,
+        seat="alpha",
+        lab="acme-labs",
+        lens="correctness",
+        title="Unchecked parse_config result",
+        entry_key=key,
+        created_ms=0,
+    )
 
 
 def main() -> int:
@@ -122,15 +142,13 @@ def main() -> int:
     rate = replies_per_second(texts)
     print(f"classify_reply: {rate:,.0f} replies/s over {CLASSIFICATIONS:,} classifications")
     lines.append(bar("reply-throughput", rate, "replies/s", ">=", MIN_REPLIES_PER_SECOND))
-    comments, known = synthetic_comments(texts)
+    pull = synthetic_pull(texts)
     start = time.perf_counter()
-    decisions = decide_pull(
-        comments, bot_login=BOT_LOGIN, app_slug=SLUG, known_suggestion_ids=known
-    )
+    decisions = decide_pull(pull).decisions
     seconds = time.perf_counter() - start
     threads_rate = THREADS / seconds
     print(
-        f"decide_pull: {THREADS:,} threads ({len(comments):,} comments) in {seconds:.2f}s, "
+        f"decide_pull: {THREADS:,} threads ({len(pull.comments):,} comments) in {seconds:.2f}s, "
         f"{len(decisions):,} decisions"
     )
     lines.append(bar("thread-throughput", threads_rate, "threads/s", ">=", MIN_THREADS_PER_SECOND))

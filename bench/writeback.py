@@ -19,16 +19,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import bar  # noqa: E402
-from bench.decisions import CORPUS, synthetic_comments  # noqa: E402
+from bench.decisions import CORPUS, synthetic_pull  # noqa: E402
 from continual import store  # noqa: E402
-from continual.decide import decide_pull  # noqa: E402
 from continual.entry_keys import entry_key  # noqa: E402
 from continual.markers import with_suggestion_marker  # noqa: E402
+from continual.pull import decide_pull  # noqa: E402
 from continual.tables import Account, Repository  # noqa: E402
 from ghapp.app import build_deps  # noqa: E402
-from ghapp.db import make_engine, migrate, reading  # noqa: E402
+from ghapp.db import make_engine, migrate  # noqa: E402
 from ghapp.github.client import GitHubClient  # noqa: E402
-from ghapp.handlers.writeback import write_back_pull  # noqa: E402
+from ghapp.handlers.writeback import write_back  # noqa: E402
 from ghapp.settings import Settings  # noqa: E402
 from ghapp.simulator import GitHubSimulator, generate_app_key  # noqa: E402
 
@@ -105,16 +105,13 @@ def run_one(
             )
     settings = Settings(database_url=url, app_slug="hindsight", store_dir=workdir)
     deps = build_deps(settings, engine=engine, github=client)
-    with reading(engine) as conn:
-        known = store.suggestions_of_pull(conn, repo_json["id"], number)
     sim.reset_log()
     started = time.perf_counter()
-    result = asyncio.run(
-        write_back_pull(deps, installation_id=1, repo=REPO, number=number, known=known)
-    )
+    result = asyncio.run(write_back(deps, installation_id=1, repo=REPO, number=number))
     seconds = time.perf_counter() - started
     requests = len(sim.requests())
     engine.dispose()
+    assert result is not None, "the suggestions were planted on this PR"
     return requests, result.changed, seconds
 
 
@@ -140,14 +137,13 @@ def main() -> int:
             )
             lines.append(bar(f"writeback-requests-s{size}", requests, "requests", "<=", budget))
     texts = [str(json.loads(line)["text"]) for line in CORPUS.read_text().splitlines() if line]
-    comments, known = synthetic_comments(texts)
+    pull = synthetic_pull(texts)
     started = time.perf_counter()
-    decisions = decide_pull(
-        comments, bot_login="hindsight[bot]", app_slug="hindsight", known_suggestion_ids=known
-    )
-    rate = len(known) / (time.perf_counter() - started)
+    decisions = decide_pull(pull).decisions
+    rate = len(pull.known) / (time.perf_counter() - started)
     print(
-        f"  decide_pull: {len(known):,} threads, {len(comments):,} comments, {len(decisions):,} decisions"
+        f"  decide_pull: {len(pull.known):,} threads, {len(pull.comments):,} comments, "
+        f"{len(decisions):,} decisions"
     )
     lines.append(bar("writeback-threads", round(rate), "threads/s", ">=", 10_000))
     print("\n".join(lines))

@@ -164,25 +164,6 @@ def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
     return _latest(thread.suggestion_id, verdicts, Source.REPLY)
 
 
-def decide_pull(
-    comments: Iterable[ThreadComment],
-    *,
-    bot_login: str,
-    app_slug: str,
-    known_suggestion_ids: Container[str],
-) -> list[ThreadDecision]:
-    """Every decision maintainers made on the suggestions of one PR, in suggestion-comment order."""
-    threads = build_threads(
-        comments, bot_login=bot_login, known_suggestion_ids=known_suggestion_ids
-    )
-    decisions = []
-    for thread in threads:
-        decision = decide_thread(thread, app_slug=app_slug)
-        if decision is not None:
-            decisions.append(decision)
-    return decisions
-
-
 def decide_fix_pr(
     pull: FixPull,
     *,

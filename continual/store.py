@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
-from continual.tables import Account, Entry, Receipt, Suggestion
+from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
+from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import Decision, Reason, Source
 
 
@@ -97,27 +98,50 @@ def set_comment_id(conn: Connection, suggestion_id: str, comment_id: int) -> Non
     )
 
 
-def suggestions_of_pull(conn: Connection, repository_id: int, pr: int) -> dict[str, Row[Any]]:
+def repository_id(conn: Connection, full_name: str) -> int | None:
+    """The id of the repository called `owner/name`, if the store knows it."""
+    found = conn.execute(
+        select(Repository.id).where(Repository.full_name == full_name)
+    ).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def suggestions_of_pull(
+    conn: Connection, repository_id: int, pr: int
+) -> dict[str, StoredSuggestion]:
     rows = conn.execute(
         select(Suggestion).where(Suggestion.repository_id == repository_id, Suggestion.pr == pr)
     ).all()
-    return {row.id: row for row in rows}
+    return {row.id: StoredSuggestion.of(row) for row in rows}
 
 
-def suggestion(conn: Connection, suggestion_id: str) -> Row[Any] | None:
-    return conn.execute(select(Suggestion).where(Suggestion.id == suggestion_id)).one_or_none()
+def suggestion(conn: Connection, suggestion_id: str) -> StoredSuggestion | None:
+    row = conn.execute(select(Suggestion).where(Suggestion.id == suggestion_id)).one_or_none()
+    return None if row is None else StoredSuggestion.of(row)
 
 
-def live_entry(conn: Connection, repository_id: int, key: str) -> Row[Any] | None:
-    return conn.execute(
+def suggestion_repository(conn: Connection, suggestion_id: str) -> str | None:
+    """The `owner/name` of the repository a suggestion was posted in, if the store knows it."""
+    found = conn.execute(
+        select(Repository.full_name)
+        .join(Suggestion, Suggestion.repository_id == Repository.id)
+        .where(Suggestion.id == suggestion_id)
+    ).first()
+    return None if found is None else str(found.full_name)
+
+
+def live_entry(conn: Connection, repository_id: int, key: str) -> StoredEntry | None:
+    row = conn.execute(
         select(Entry).where(
             Entry.repository_id == repository_id, Entry.key == key, Entry.deleted_ms.is_(None)
         )
     ).one_or_none()
+    return None if row is None else StoredEntry.of(row)
 
 
-def entry(conn: Connection, entry_id: str) -> Row[Any] | None:
-    return conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
+def entry(conn: Connection, entry_id: str) -> StoredEntry | None:
+    row = conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
+    return None if row is None else StoredEntry.of(row)
 
 
 def is_tombstoned_source(conn: Connection, repository_id: int, key: str, source_id: str) -> bool:
@@ -163,10 +187,11 @@ def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
     return entry_id
 
 
-def receipts_of(conn: Connection, entry_id: str) -> list[Row[Any]]:
-    return list(
-        conn.execute(select(Receipt).where(Receipt.entry_id == entry_id).order_by(Receipt.id)).all()
-    )
+def receipts_of(conn: Connection, entry_id: str) -> list[StoredReceipt]:
+    rows = conn.execute(
+        select(Receipt).where(Receipt.entry_id == entry_id).order_by(Receipt.id)
+    ).all()
+    return [StoredReceipt.of(row) for row in rows]
 
 
 def entry_tally(conn: Connection, entry_id: str) -> Tally:
@@ -209,7 +234,7 @@ def refresh(conn: Connection, entry_id: str, expected: int, *, now: int, **value
 
 
 def set_receipt(
-    conn: Connection, entry_id: str, account_id: int, new: NewReceipt, context: Row[Any]
+    conn: Connection, entry_id: str, account_id: int, new: NewReceipt, context: StoredSuggestion
 ) -> bool:
     """Make `new` the current decision of its suggestion and source; False when nothing changed.
 
@@ -321,7 +346,3 @@ def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int
     )
     conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
     return revision
-
-
-def source_ids(receipts: Iterable[Row[Any]]) -> list[str]:
-    return sorted({r.suggestion_id for r in receipts})

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, select
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.exc import IntegrityError
 
 from continual import store
 from continual.admission import admit
 from continual.associations import associate
-from continual.decide import ThreadDecision
+from continual.decide import FixPull, ThreadDecision, decide_fix_pr
+from continual.markers import parse_fix_marker
+from continual.pull import PullState, decide_pull
+from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.values import Decision, Source
 
@@ -35,7 +38,7 @@ def _ms(decision: ThreadDecision) -> int:
     return int(decision.at.timestamp() * 1000)
 
 
-def new_entry_for(suggestion: Row[Any]) -> store.NewEntry:
+def new_entry_for(suggestion: StoredSuggestion) -> store.NewEntry:
     """The entry a suggestion's mechanism starts: its lesson, admitted or not, and associations."""
     links = associate(
         path=suggestion.path, title=suggestion.title, lesson=suggestion.lesson, body=suggestion.body
@@ -148,11 +151,45 @@ def apply_decisions(
     return WritebackResult(count, changed, retracted, tombstoned, conflicts)
 
 
-def current_receipts(conn: Connection, suggestion_id: str) -> list[Row[Any]]:
-    return list(
-        conn.execute(
-            select(Receipt).where(
-                Receipt.suggestion_id == suggestion_id, Receipt.superseded.is_(False)
-            )
-        ).all()
+def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt]:
+    rows = conn.execute(
+        select(Receipt).where(Receipt.suggestion_id == suggestion_id, Receipt.superseded.is_(False))
+    ).all()
+    return [StoredReceipt.of(row) for row in rows]
+
+
+def write_back_pull(engine: Engine, state: PullState, *, now: int) -> WritebackResult:
+    """Decide one PR's threads and applied suggestions and record the decisions; a thread read
+    without a reply decision loses the receipt its reply made."""
+    decided = decide_pull(state)
+    return apply_decisions(engine, decided.decisions, retract_missing=decided.threads, now=now)
+
+
+def fix_pull_suggestion(conn: Connection, fix: FixPull) -> dict[str, str]:
+    """The suggestion a fix PR's marker names, with its repository, when the store knows it: the
+    PR decides nothing otherwise, so nothing more about it is worth reading."""
+    suggestion_id = parse_fix_marker(fix.body)
+    if suggestion_id is None:
+        return {}
+    repository = store.suggestion_repository(conn, suggestion_id)
+    return {suggestion_id: repository} if repository is not None else {}
+
+
+def write_back_fix_pull(
+    engine: Engine,
+    fix: FixPull,
+    *,
+    suggestion_repositories: Mapping[str, str],
+    app_slug: str,
+    now: int,
+) -> WritebackResult | None:
+    """Record what a closed fix PR decided about its suggestion; None when it decided nothing."""
+    decision = decide_fix_pr(
+        fix,
+        bot_login=f"{app_slug}[bot]",
+        app_slug=app_slug,
+        suggestion_repositories=suggestion_repositories,
     )
+    if decision is None:
+        return None
+    return apply_decisions(engine, [decision], source=Source.FIX_PR, now=now)

@@ -16,13 +16,14 @@ from continual.decide import (
     ThreadDecision,
     build_threads,
     decide_fix_pr,
-    decide_pull,
     decide_thread,
     is_maintainer,
 )
 from continual.entry_keys import entry_key
 from continual.markers import render_fix_marker, with_suggestion_marker
+from continual.pull import PullState, decide_pull
 from continual.values import Decision, Reason, Source
+from tests.support.store import stored_suggestion
 
 SLUG = "hindsight"
 BOT_LOGIN = "hindsight[bot]"
@@ -61,9 +62,8 @@ def reply(
 
 
 def decide(*comments: ThreadComment, known: tuple[str, ...] = ("s1", "s2")) -> list[ThreadDecision]:
-    return decide_pull(
-        list(comments), bot_login=BOT_LOGIN, app_slug=SLUG, known_suggestion_ids=set(known)
-    )
+    state = PullState(SLUG, comments, tuple(stored_suggestion(sid) for sid in known), T0)
+    return list(decide_pull(state).decisions)
 
 
 # --- who counts -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Iterator
@@ -12,10 +13,12 @@ from sqlalchemy import Engine, select
 
 from continual.markers import render_fix_marker, with_suggestion_marker
 from continual.tables import Entry, Receipt
+from ghapp.app import build_deps
 from ghapp.db import reading
+from ghapp.handlers.writeback import write_back
 from ghapp.tables import Job
-from tests.support.app_harness import Harness, running_app
-from tests.support.simulator import REPO
+from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
+from tests.support.simulator import REPO, make_client
 
 
 @pytest.fixture
@@ -281,3 +284,29 @@ def test_suggestion_applied_by_a_maintainers_commit(
     found = [(r.suggestion_id, r.source, r.rule, r.actor) for r in receipts(app)]
     expected = [(sid, "applied", "applied.suggestion-block", "octocat")] if applied else []
     assert found == expected
+
+
+def test_write_back_of_a_pull_named_by_repository_and_number(app: Harness) -> None:
+    """No `pull_request` payload needed: installation, repository and number are enough."""
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number)
+    maintainer(app, number, comment, "accept")
+    app.settle()
+    deps = build_deps(app.settings, engine=app.engine, github=make_client(app.sim))
+    app.sim.reset_log()
+    result = asyncio.run(
+        write_back(deps, installation_id=INSTALLATION_ID, repo=REPO, number=number)
+    )
+    assert result is not None and (result.decisions, result.changed) == (1, 1)
+    assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "accepted")]
+    reads = [r.path for r in app.sim.requests() if r.path.startswith("/repos/")]
+    assert reads == [f"/repos/{REPO}/pulls/{number}/comments"]
+
+
+def test_write_back_of_a_pull_without_our_suggestions_asks_github_nothing(app: Harness) -> None:
+    number = open_pull(app)
+    deps = build_deps(app.settings, engine=app.engine, github=make_client(app.sim))
+    app.sim.reset_log()
+    found = asyncio.run(write_back(deps, installation_id=INSTALLATION_ID, repo=REPO, number=number))
+    assert found is None
+    assert app.sim.requests() == []

@@ -15,6 +15,7 @@ from continual import persons, store
 from continual.decide import ThreadDecision
 from continual.entry_keys import entry_key
 from continual.lifecycle import DAY_MS
+from continual.stored import StoredEntry
 from continual.tables import Account, Entry, Repository
 from continual.values import Decision, Reason, Source
 from continual.writeback import apply_decisions
@@ -139,12 +140,12 @@ def live_entries(engine: Engine) -> list[Entry]:
         return list(rows.all())  # type: ignore[arg-type]
 
 
-def entry_of(engine: Engine, repository_id: int, name: str) -> Entry:
+def entry_of(engine: Engine, repository_id: int, name: str) -> StoredEntry:
     key = entry_key("correctness", lesson_for(name)[0])
     with engine.connect() as conn:
         row = store.live_entry(conn, repository_id, key)
     assert row is not None, f"no live entry for {name}"
-    return row  # type: ignore[return-value]
+    return row
 
 
 def token(engine: Engine, login: str, person: str, *, now: int = NOW) -> str:

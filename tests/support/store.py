@@ -11,6 +11,7 @@ from sqlalchemy import Engine, insert
 from continual import store
 from continual.decide import ThreadDecision
 from continual.entry_keys import entry_key
+from continual.stored import StoredSuggestion
 from continual.tables import Account, Repository
 from continual.values import Decision, Reason, Source
 
@@ -94,3 +95,25 @@ def decision(
         at=datetime.fromtimestamp(at, UTC),
         reply_id=None,
     )
+
+
+def stored_suggestion(sid: str, **fields: Any) -> StoredSuggestion:
+    """A suggestion as the store hands it out, for decisions tested without a database."""
+    values: dict[str, Any] = {
+        "id": sid,
+        "account_id": ACCOUNT_ID,
+        "repository_id": REPO_ID,
+        "pr": 7,
+        "head_sha": "a" * 40,
+        "path": "src/app.py",
+        "line": 12,
+        "seat": "alpha",
+        "lab": "acme-labs",
+        "lens": "correctness",
+        "title": TITLE,
+        "entry_key": entry_key("correctness", TITLE),
+        "created_ms": 0,
+        "lesson": LESSON,
+        **fields,
+    }
+    return StoredSuggestion(**values)

@@ -1,0 +1,127 @@
+"""One pull request decided from plain values: which comparison to read, applied suggestions, threads."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from continual.decide import Author, ThreadComment
+from continual.entry_keys import entry_key
+from continual.markers import with_suggestion_marker
+from continual.pull import ChangesSince, PullState, comparison_base, decide_pull
+from continual.stored import StoredSuggestion
+from continual.values import Decision, Source
+from tests.support.store import TITLE, stored_suggestion
+
+SLUG = "hindsight"
+T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+READ_AT = T0 + timedelta(days=1)
+OLD_HEAD, NEWER_HEAD, HEAD = "a" * 40, "b" * 40, "c" * 40
+BOT = Author(f"{SLUG}[bot]", "Bot", "NONE", via_app=True)
+OWNER = Author("octocat", "User", "OWNER")
+CONTRIBUTOR = Author("drive-by", "User", "CONTRIBUTOR")
+BLOCK = "    if config is None:\n        raise ValueError('no config')"
+PATCH = (
+    "@@ -1,2 +1,4 @@\n config = parse_config()\n"
+    "+    if config is None:\n+        raise ValueError('no config')\n print(config)"
+)
+
+
+def comment(comment_id: int, sid: str) -> ThreadComment:
+    body = with_suggestion_marker("Check it.", sid, entry_key("correctness", TITLE))
+    return ThreadComment(comment_id, body, BOT, None, T0, path="src/app.py", line=2)
+
+
+def reply(comment_id: int, body: str, to: int, author: Author = OWNER) -> ThreadComment:
+    return ThreadComment(comment_id, body, author, to, T0 + timedelta(minutes=comment_id))
+
+
+def pull(
+    *comments: ThreadComment,
+    known: tuple[StoredSuggestion, ...],
+    pr_author: Author | None = OWNER,
+    head_sha: str | None = HEAD,
+) -> PullState:
+    return PullState(SLUG, comments, known, READ_AT, head_sha=head_sha, pr_author=pr_author)
+
+
+def with_block(sid: str, head_sha: str = OLD_HEAD, created_ms: int = 0) -> StoredSuggestion:
+    return stored_suggestion(sid, replacement=BLOCK, head_sha=head_sha, created_ms=created_ms)
+
+
+def test_the_oldest_earlier_head_with_replacement_code_is_the_base() -> None:
+    known = (
+        with_block("s2", head_sha=NEWER_HEAD, created_ms=20),
+        with_block("s1", head_sha=OLD_HEAD, created_ms=10),
+        stored_suggestion("s0", head_sha="0" * 40, created_ms=0),  # no replacement code
+        with_block("s3", head_sha=HEAD, created_ms=0),  # posted on the current head
+    )
+    assert comparison_base(pull(comment(100, "s1"), known=known)) == OLD_HEAD
+
+
+def test_no_comparison_without_a_head_a_maintainer_or_a_replacement() -> None:
+    known = (with_block("s1"),)
+    assert comparison_base(pull(known=known, head_sha=None)) is None
+    assert comparison_base(pull(known=known, pr_author=CONTRIBUTOR)) is None
+    assert comparison_base(pull(known=(stored_suggestion("s1"),))) is None
+    assert comparison_base(pull(known=(with_block("s1", head_sha=HEAD),))) is None
+
+
+def test_a_maintainer_reply_makes_a_comparison_worth_reading() -> None:
+    state = pull(comment(100, "s1"), reply(1, "looking", 100), known=(with_block("s1"),))
+    assert comparison_base(replace(state, pr_author=CONTRIBUTOR)) == OLD_HEAD
+
+
+def test_a_block_a_maintainer_committed_is_accepted_as_applied() -> None:
+    state = pull(comment(100, "s1"), known=(with_block("s1"),))
+    changes = ChangesSince({"src/app.py": PATCH}, ("drive-by", "octocat"))
+    [decision] = decide_pull(replace(state, changes=changes)).decisions
+    assert (decision.suggestion_id, decision.decision, decision.source) == (
+        "s1",
+        Decision.ACCEPTED,
+        Source.APPLIED,
+    )
+    assert (decision.rule, decision.actor, decision.at) == (
+        "applied.suggestion-block",
+        "octocat",
+        READ_AT,
+    )
+    assert decision.span == "    if config is None:"
+    assert decision.reply_id is None
+
+
+def test_no_applied_decision_without_the_changes_or_a_maintainers_commit() -> None:
+    state = pull(comment(100, "s1"), known=(with_block("s1"),))
+    assert decide_pull(state).decisions == ()
+    by_contributor = ChangesSince({"src/app.py": PATCH}, ("drive-by",))
+    assert decide_pull(replace(state, changes=by_contributor)).decisions == ()
+    elsewhere = ChangesSince({"src/other.py": PATCH}, ("octocat",))
+    assert decide_pull(replace(state, changes=elsewhere)).decisions == ()
+
+
+def test_replies_come_first_then_applied_suggestions() -> None:
+    state = pull(
+        comment(100, "s1"),
+        comment(200, "s2"),
+        reply(1, "accept", 200),
+        known=(with_block("s1"), stored_suggestion("s2")),
+    )
+    changes = ChangesSince({"src/app.py": PATCH}, ("octocat",))
+    decided = decide_pull(replace(state, changes=changes))
+    assert [(d.suggestion_id, d.source) for d in decided.decisions] == [
+        ("s2", Source.REPLY),
+        ("s1", Source.APPLIED),
+    ]
+
+
+def test_threads_read_are_reported_for_retraction() -> None:
+    """A thread read with no decision (its reply deleted) is listed; an unseen suggestion is not."""
+    state = pull(
+        comment(100, "s1"),
+        comment(200, "s2"),
+        reply(1, "accept", 200),
+        known=(stored_suggestion("s1"), stored_suggestion("s2"), stored_suggestion("s3")),
+    )
+    decided = decide_pull(state)
+    assert decided.threads == ("s1", "s2")
+    assert [d.suggestion_id for d in decided.decisions] == ["s2"]
