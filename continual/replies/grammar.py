@@ -36,11 +36,12 @@ _TYPED_REASON = re.compile(
 # A typed accept word that is asked about, negated or qualified on its own line is not a command:
 # "fixed? no", "fixed the other one, not this", "fixed, but differently". Nor is one about the
 # pull request rather than the suggestion: "fixed the CI failure", "fixed the typo in the PR
-# description", "fixed the changelog".
+# description", "fixed the changelog". Nor one undone or regretted: "applied it, then reverted".
 _TYPED_ACCEPT_GUARD = re.compile(
     r"\?|\b(?:not|no|never|but|except|yet|partially|partly|half|later|maybe|perhaps|probably"
     r"|unless|if|other|upstream|elsewhere|main|master|still|conflicts?|branch|rebased?|merged?"
-    r"|ci|pipeline|changelog|unrelated|description|commit message|labels?|milestone|lockfile)\b"
+    r"|ci|pipeline|changelog|unrelated|description|commit message|labels?|milestone|lockfile"
+    r"|reverted|reverting|slower|worse|broke|breaks|broken)\b"
     r"|n't\b|#\d+"
 )
 _TYPED_DISMISS_GUARD = re.compile(r"\?|\b(?:maybe|perhaps|probably|not sure|i think)\b")

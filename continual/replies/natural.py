@@ -29,6 +29,10 @@ _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 _SENTENCE = re.compile(r"[^\n.!?;。！？；]*(?:[.!?;。！？；]+|\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:—–(，、；]|\s-\s")
+# A refusal's negation stays in its own clause: in "the check isn't needed since the schema already
+# enforces it", "isn't" does not negate what follows "since".
+_REASON_BREAK = re.compile(r"[,;:—–(，、；]|\s-\s|\b(?:because|since)\b")
+_BUT = "but"
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -47,9 +51,15 @@ def _clean(text: str) -> str:
     return text
 
 
-def _vetoed(low: str, cleaned: str, words: list[str], cjk: bool) -> bool:
-    """Whether the reply hedges, defers, contrasts or mocks anywhere: then it decides nothing."""
-    if not rules.VETO_WORDS.isdisjoint(words):
+def _vetoed(low: str, cleaned: str, words: list[str], cjk: bool, *, refusal: bool) -> bool:
+    """Whether the reply hedges, defers, contrasts or mocks anywhere: then it decides nothing.
+
+    A refusal may open with a courtesy before its "but": "Thanks, but this is intentional".
+    """
+    vetoes = rules.VETO_WORDS.intersection(words)
+    if vetoes and (
+        vetoes != {_BUT} or not refusal or words.count(_BUT) != len(rules.COURTESY_BUT.findall(low))
+    ):
         return True
     if rules.VETO_ANYWHERE.search(low) or rules.VETO_TODO_RE.search(cleaned):
         return True
@@ -69,14 +79,12 @@ def classify_natural(text: str) -> Verdict | None:
     candidates = rules.candidates(low, words, cjk)
     if not candidates:
         return None
-    start_rules = [rule for rule in rules.ACCEPT_START_RULES if rule.key in candidates]
-    any_rules = [rule for rule in rules.ACCEPT_ANY_RULES if rule.key in candidates]
-    dismiss_rules = [rule for rule in rules.DISMISS_RULES if rule.key in candidates]
+    start_rules, any_rules, dismiss_rules = rules.split(candidates)
     accepted: tuple[str, str] | None = None
     # An acceptance cue the sentence vetoes ("handled in the middleware already") accepts nothing,
     # and leaves the reply to a duplicate refusal only.
     blocked = False
-    dismissals: list[tuple[Reason, str, str]] = []
+    dismissals: list[tuple[Reason, str, str, bool]] = []
     for sentence in _SENTENCE.finditer(low):
         start, stop = sentence.span()
         if start == stop:
@@ -102,22 +110,33 @@ def classify_natural(text: str) -> Verdict | None:
                 if asks or not _dismissal_stands(body, cue):
                     return None
                 span = text[position + cue.start() : position + cue.end()]
-                dismissals.append((rule.reason or Reason.WONT_FIX, rule.rule_id, span.strip()))
+                reason = rule.reason or Reason.WONT_FIX
+                dismissals.append((reason, rule.rule_id, span.strip(), rule.argued))
     if blocked and (
-        accepted is not None or any(reason is not Reason.DUPLICATE for reason, _, _ in dismissals)
+        accepted is not None
+        or (
+            any(reason is not Reason.DUPLICATE for reason, _, _, _ in dismissals)
+            and rules.CLOSES_THREAD.search(low) is None
+        )
     ):
         return None
-    if (accepted is None and not dismissals) or _vetoed(low, cleaned, words, cjk):
+    if accepted is None and not dismissals:
+        return None
+    if _vetoed(low, cleaned, words, cjk, refusal=accepted is None):
         return None  # the reply-wide vetoes run last: most replies never get this far
     if accepted is not None:
         if dismissals:
             return None
         rule_id, span = accepted
         return Verdict(Decision.ACCEPTED, None, rule_id, span)
-    for reason in REASON_PRIORITY:
-        for found_reason, rule_id, span in dismissals:
-            if found_reason is reason:
-                return Verdict(Decision.DISMISSED, reason, rule_id, span)
+    if rules.VETO_REFUSAL.search(low):
+        return None
+    # A refusal that names its reason decides it; a refusal by argument gives its own only alone.
+    for argued in (False, True):
+        for reason in REASON_PRIORITY:
+            for found_reason, rule_id, span, by_argument in dismissals:
+                if found_reason is reason and by_argument is argued:
+                    return Verdict(Decision.DISMISSED, reason, rule_id, span)
     return None
 
 
@@ -155,7 +174,7 @@ def _accept_in(
 def _dismissal_stands(body: str, cue: re.Match[str]) -> bool:
     """False when the clause negates or conditions the cue: "not intentional", "if by design"."""
     clause_start = 0
-    for brk in _CLAUSE_BREAK.finditer(body, 0, cue.start()):
+    for brk in _REASON_BREAK.finditer(body, 0, cue.start()):
         clause_start = brk.end()
     if rules.VETO_DISMISS_BEFORE.search(body, clause_start, cue.start()):
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from continual.replies.phrases import LANGUAGES
@@ -31,6 +32,8 @@ class Rule:
     regex: re.Pattern[str]
     veto: re.Pattern[str] | None = None
     cjk: bool = False
+    # A refusal by argument: its reason counts only when no other refusal names one.
+    argued: bool = False
 
     @property
     def rule_id(self) -> str:
@@ -76,15 +79,24 @@ DISMISS_RULES = tuple(
         reason,
         tuple(triggers.split()),
         re.compile(pattern),
-        None,
-        language.cjk,
+        cjk=language.cjk,
+        argued=argued,
     )
-    for key, (language, (name, reason, triggers, pattern)) in enumerate(
-        ((language, refusal) for language in LANGUAGES for refusal in language.dismiss),
+    for key, (language, argued, (name, reason, triggers, pattern)) in enumerate(
+        (
+            *((language, False, refusal) for language in LANGUAGES for refusal in language.dismiss),
+            *(
+                (language, True, refusal)
+                for language in LANGUAGES
+                for refusal in language.dismiss_argued
+            ),
+        ),
         start=len(ACCEPT_START_RULES) + len(ACCEPT_ANY_RULES),
     )
 )
 _ALL_RULES = ACCEPT_START_RULES + ACCEPT_ANY_RULES + DISMISS_RULES
+_ANY_FROM = len(ACCEPT_START_RULES)
+_DISMISS_FROM = _ANY_FROM + len(ACCEPT_ANY_RULES)
 _CJK_RULES = tuple(rule for rule in _ALL_RULES if rule.cjk)
 
 
@@ -124,6 +136,9 @@ VETO_DISMISS_BEFORE = re.compile(_either(*(lang.veto_dismiss_before for lang in 
 VETO_DISMISS_AFTER = re.compile(
     rf"^.{{0,6}}(?:{_either(*(lang.veto_dismiss_after for lang in LANGUAGES))})"
 )
+VETO_REFUSAL = re.compile(_either(*(lang.veto_refusal for lang in LANGUAGES)))
+CLOSES_THREAD = re.compile(_either(*(lang.closes_thread for lang in LANGUAGES)))
+COURTESY_BUT = re.compile(_either(*(lang.courtesy_but for lang in LANGUAGES)))
 QUESTION = re.compile(_either(QUESTION_MARKS, *(lang.question for lang in LANGUAGES)))
 
 
@@ -152,3 +167,15 @@ def names_dismissal(low: str) -> bool:
     """Whether a natural refusal cue occurs anywhere in the (folded) text."""
     keys = candidates(low)
     return any(rule.regex.search(low) for rule in DISMISS_RULES if rule.key in keys)
+
+
+def split(keys: set[int]) -> tuple[list[Rule], list[Rule], list[Rule]]:
+    """The candidate rules, in table order: acceptances at a clause start, anywhere, refusals."""
+    ordered = sorted(keys)
+    any_at = bisect_left(ordered, _ANY_FROM)
+    dismiss_at = bisect_left(ordered, _DISMISS_FROM, any_at)
+    return (
+        [_ALL_RULES[key] for key in ordered[:any_at]],
+        [_ALL_RULES[key] for key in ordered[any_at:dismiss_at]],
+        [_ALL_RULES[key] for key in ordered[dismiss_at:]],
+    )

@@ -22,7 +22,12 @@ NOW_NOT_CODE = r"\b(?:grün|rot|blocker|bereit|gemerged|gemergt|kaputt|fehlerhaf
 LANGUAGE = Language(
     code="de",
     accept_anywhere=(
-        ("behoben", " ".join(PARTICIPLES), rf"\b(?:{alternation(PARTICIPLES)})\b"),
+        (
+            "behoben",
+            " ".join(PARTICIPLES),
+            # "bewusst nicht gecacht" says what the code does not do, it is no edit
+            rf"(?<!nicht )\b(?:{alternation(PARTICIPLES)})\b",
+        ),
         ("jetzt", "jetzt nun inzwischen mittlerweile", NOW),
     ),
     dismiss=(

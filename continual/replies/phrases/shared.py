@@ -42,6 +42,17 @@ class Language:
     # Found anywhere in a sentence.
     accept_anywhere: tuple[Cue, ...] = ()
     dismiss: tuple[Refusal, ...] = ()
+    # Refusals by argument ("No, the cache is cleared on every deploy"): their reason is the best
+    # guess of a careful reader, used only when no other refusal in the reply names one.
+    dismiss_argued: tuple[Refusal, ...] = ()
+    # A reply that closes the thread ("Closing:", "Resolving.") and refuses is a refusal, even when
+    # it also reports an edit somewhere else ("we moved CI to Buildkite").
+    closes_thread: str = ""
+    # What may stand before a contrasting "but" in a refusal: "Thanks, but this is intentional".
+    courtesy_but: str = ""
+    # Anywhere in a reply, what takes back a refusal: agreement ("good catch"), or an edit the
+    # speaker made ("so I removed it").
+    veto_refusal: str = ""
     # What may open a sentence before the decision: "Good catch, fixed." -> "fixed."
     intro: str = ""
     # Anywhere in a reply, hedges, deferrals, contrast and partial agreement make it discussion:

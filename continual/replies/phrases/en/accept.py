@@ -90,7 +90,11 @@ ACCEPT_START: tuple[Cue, ...] = (
         SUBJECT + r"(?:fixed|done|resolved|addressed|handled|applied|updated|changed)"
         r"\s+(?:in|by|with|via)\s+(?:commit\s+)?[0-9a-f]{7,40}\b",
     ),
-    ("fixed-now", "should", r"should be (?:fixed|addressed|resolved|good) now\b"),
+    (
+        "fixed-now",
+        "should",
+        r"(?:(?:this|it|that) )?should be (?:fixed|addressed|resolved|good) now\b",
+    ),
     *(
         (name, triggers, SUBJECT + rf"(?:{verbs})(?![\w'-])")
         for name, triggers, verbs in ACCEPT_VERBS
@@ -149,7 +153,7 @@ NOW_NOT_CODE = (
     r"|irrelevant|moot)\b"
 )
 CODE_STATE = (
-    r"(?:x{2,}"
+    r"(?:(?:an?\s+)?x{2,}"
     rf"|(?:{alternation(EDIT_VERBS)})\b"
     rf"|(?:{alternation(CODE_ADJECTIVES)})(?![\w-])"
     rf"|(?:a|an|the|one)\s+(?:[\w-]+\s+){{0,2}}?(?:{alternation(CODE_NOUNS)})s?\b"

@@ -19,7 +19,7 @@ _CHANGE_VERBS = (
     r"|file|push|work|get|make|adjust|rework|rewrite|correct|test)"
 )
 VETO_WORDS = (
-    "maybe perhaps probably possibly might unsure later eventually let's gonna lol totally but"
+    "maybe perhaps probably possibly might unsure later eventually gonna lol totally but"
     " however though although partially partly half mostly differently wip"
 )
 # Hedges, deferrals, sarcasm, contrast, partial agreement.
@@ -30,7 +30,7 @@ VETO_ANYWHERE = (
     r"|nothing changed|no code changes?)\b"
     # "except" as contrast, not the keyword ("replaced the bare except"); "instead", unless what it
     # replaces is quoted code ("instead of `==`")
-    r"|\bexcept\b(?<!bare except)(?<!broad except)(?<!blanket except)(?<!the except)(?<!an except)"
+    r"|\bexcept\b(?<!try/except)(?<!bare except)(?<!broad except)(?<!blanket except)(?<!the except)(?<!an except)"
     r"(?<!\ba except)"
     r"(?!\s+(?:clause|block|handler|statement|with|\w*error|\w*exception)\b)"
     r"|\binstead\b(?! of (?!(?:your|yours|the suggest\w*|what|that|this|it)\b)[\w`])"
@@ -40,6 +40,8 @@ VETO_ANYWHERE = (
     rf"|\b(?:i'll|we'll|i will|we will|will|i'm going to|we're going to|(?<!not )going to)\s+"
     rf"(?:(?!not\b|never\b)\w+\s+)?{_CHANGE_VERBS}\b"
     r"|/s\b|🙄|😒"
+    # "let's discuss", but not the refusals "let's not" and "let's keep it"
+    r"|\blet's\b(?! (?:not|keep|leave)\b)"
 )
 
 # Words developers write in English whatever language they reply in: negation, modality, or somewhere
@@ -60,14 +62,15 @@ VETO_ACCEPT_ANY_LANGUAGE = (
     # one's own review, not the code: "deleted my earlier comment", "updated my review"
     r"|my (?:\w+ )?(?:comments?|review|approval|reply|replies|message|note|question)"
     # still under way, or undone: "made things worse, reverting"
-    r"|worse|reverting|fixing|undoing|going back|rolling back"
+    r"|worse|reverting|reverted|fixing|undoing|going back|rolling back"
     r"|my mind|similar|ago|yesterday|last (?:week|time|month|year|release)"
     r"|conflicts?|branch|rebased?|merged?|unrelated|labels?|changelog|release notes|ci|pipeline"
     r"|(?:pr|pull request) (?:description|title|body)|commit message|milestone|reviewers?"
+    r"|(?:to|in) the description(?! of)|screenshots?"
     r"|re-?request(?:ed|ing)? (?:a )?review|lockfile|formatter|breaks?|broke|broken)\b|n't\b|#\d+"
 )
 # English "no" is Portuguese "in the", so it vetoes English acceptances only.
-VETO_ACCEPT = r"\bno\b"
+VETO_ACCEPT = r"\bno\b(?! longer\b)"
 # "this is NOT intentional", "IF it is by design"
 VETO_DISMISS_BEFORE = (
     r"\b(?:not|never|hardly|nor|if|whether|unless|might|may|could|maybe|would|should|isn't it)\b"
@@ -76,4 +79,23 @@ VETO_DISMISS_BEFORE = (
 QUESTION = (
     r"^(?:why|how|what|when|where|who|which|is|isn't|was|wasn't|did|didn't"
     r"|do|don't|are|aren't)\b|^(?:does|doesn't)\b(?!(?: not)? apply\b)"
+)
+
+VETO_REFUSAL = (
+    r"\b(?:good|nice|great) (?:catch|find|spot)\b|\bwell spotted\b|\byou(?:'re| are) (?:right|correct)\b"
+    r"|(?<!n't think the )(?<!n't think )\b(?:bot|tool|reviewer|suggestion|finding) (?:is|was)"
+    r" (?:right|correct)\b"
+    r"|\b(?:i missed|my bad|my mistake|oops)\b"
+    r"|\bas (?:you )?suggested\b"
+    r"|\b(?:i|we)(?:'ve| have)? (?:just |already |now |also )?(?:fixed|changed|updated|removed|deleted"
+    r"|added|moved|renamed|pushed|applied|addressed|replaced|dropped|reverted|inlined|extracted"
+    r"|simplified|rewrote|refactored|made)\b"
+    # not what the project did to its tooling: "we moved CI to Buildkite"
+    r"(?!\s+(?:ci|the ci|our ci|the build|from)\b)"
+)
+CLOSES_THREAD = r"\b(?:closing|resolving)\b|\bmarking (?:this |it )?(?:as )?resolved\b"
+COURTESY_BUT = (
+    r"(?:^|[.!?;\n])\s*(?:thanks?(?: you)?(?: for [^,.!;:—–]*)?|good (?:point|catch|idea|call)"
+    r"|fair (?:point|enough)|i see|i understand|i get (?:it|that|the point)|i know|understood"
+    r"|nice (?:idea|catch)|appreciate (?:it|the suggestion))[\s,!—–-]*but\b"
 )
