@@ -1,0 +1,98 @@
+"""The typed reply grammar: `accepted`, `dismiss <reason>`, `wontfix`, `false positive` on line one."""
+
+from __future__ import annotations
+
+import re
+
+from continual.replies.rules import names_dismissal
+from continual.replies.verdict import Verdict, fold
+from continual.values import Decision, Reason
+
+# The reason words a typed dismissal accepts, spaces written as hyphens.
+TYPED_REASONS: dict[str, Reason] = {
+    "false-positive": Reason.FALSE_POSITIVE,
+    "wont-fix": Reason.WONT_FIX,
+    "wontfix": Reason.WONT_FIX,
+    "won't-fix": Reason.WONT_FIX,
+    "not-applicable": Reason.NOT_APPLICABLE,
+    "duplicate": Reason.DUPLICATE,
+    "out-of-scope": Reason.OUT_OF_SCOPE,
+    "style": Reason.STYLE,
+}
+
+# On the first non-blank line: optional `/`, optional `@<slug>` or `@<slug>[bot]` (docs/writeback.md).
+_TYPED = re.compile(
+    r"\s*/?\s*(?:@(?P<mention>[\w.-]+)(?:\[bot\])?(?:[\s,:]+/?|/)\s*)?"
+    r"(?:(?P<accept>accepted|accept|fixed|applied)"
+    r"|(?P<dismiss>dismiss|refuse|reject)"
+    r"|(?P<wontfix>wontfix|won't fix)"
+    r"|(?P<fp>false positive))"
+    r"(?=$|[^\w])",
+)
+_TYPED_REASON = re.compile(
+    r"[\s:]+(?P<reason>false[- ]positive|wont[- ]?fix|won't[- ]fix|not[- ]applicable|duplicate"
+    r"|out[- ]of[- ]scope|style)(?=$|[^\w-])"
+)
+# A typed accept word that is asked about, negated or qualified on its own line is not a command:
+# "fixed? no", "fixed the other one, not this", "fixed, but differently". Nor is one about the
+# pull request rather than the suggestion: "fixed the CI failure", "fixed the typo in the PR
+# description", "fixed the changelog". Nor one undone or regretted: "applied it, then reverted".
+_TYPED_ACCEPT_GUARD = re.compile(
+    r"\?|\b(?:not|no|never|but|except|yet|partially|partly|half|later|maybe|perhaps|probably"
+    r"|unless|if|other|upstream|elsewhere|main|master|still|conflicts?|branch|rebased?|merged?"
+    r"|ci|pipeline|changelog|unrelated|description|commit message|labels?|milestone|lockfile"
+    r"|reverted|reverting|slower|worse|broke|breaks|broken)\b"
+    r"|n't\b|#\d+"
+)
+_TYPED_DISMISS_GUARD = re.compile(r"\?|\b(?:maybe|perhaps|probably|not sure|i think)\b")
+
+
+def _first_line(text: str) -> str | None:
+    """The first non-blank line that is not quoted text (`> …`)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(">"):
+            return stripped
+    return None
+
+
+def typed(text: str, *, app_slug: str) -> tuple[Verdict | None, bool]:
+    """The typed verdict of the first line, and whether that line was a dismissal command at all."""
+    line = _first_line(text)
+    if line is None:
+        return None, False
+    low = fold(line)
+    match = _TYPED.match(low)
+    if match is None:
+        return None, False
+    mention = match.group("mention")
+    if mention is not None and mention != app_slug.lower():
+        return None, False
+    end = match.end()
+    if match.group("accept"):
+        if _TYPED_ACCEPT_GUARD.search(low, end) or names_dismissal(low):
+            return None, False
+        return Verdict(Decision.ACCEPTED, None, "grammar.accept", line[:end].strip()), False
+    if match.group("dismiss"):
+        found = _TYPED_REASON.match(low, end)
+        if found is None or _TYPED_DISMISS_GUARD.search(low, found.end()):
+            return None, True
+        reason = TYPED_REASONS[found.group("reason").replace(" ", "-")]
+        verdict = Verdict(
+            Decision.DISMISSED, reason, "grammar.dismiss", line[: found.end()].strip()
+        )
+        return verdict, True
+    if _TYPED_DISMISS_GUARD.search(low, end):
+        return None, False
+    if match.group("wontfix"):
+        verdict = Verdict(
+            Decision.DISMISSED, Reason.WONT_FIX, "grammar.wontfix", line[:end].strip()
+        )
+        return verdict, False
+    span = line[:end].strip()
+    return Verdict(Decision.DISMISSED, Reason.FALSE_POSITIVE, "grammar.false-positive", span), False
+
+
+def classify_typed(text: str, *, app_slug: str) -> Verdict | None:
+    """The typed reply grammar alone; None when the first line is not a decision."""
+    return typed(text, app_slug=app_slug)[0]

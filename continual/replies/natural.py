@@ -1,0 +1,181 @@
+"""Plain-language replies: a clear acceptance or refusal in one of eight languages, or nothing."""
+
+from __future__ import annotations
+
+import re
+
+from continual.replies import rules
+from continual.replies.rules import Rule
+from continual.replies.verdict import Verdict, fold
+from continual.values import Decision, Reason
+
+# Replies longer than this (after quotes and code are removed) are discussion, not a verdict.
+MAX_NATURAL_CHARS = 600
+
+# Reason to report when a reply names several: the more specific first, `wont-fix` last.
+REASON_PRIORITY: tuple[Reason, ...] = (
+    Reason.DUPLICATE,
+    Reason.OUT_OF_SCOPE,
+    Reason.NOT_APPLICABLE,
+    Reason.FALSE_POSITIVE,
+    Reason.STYLE,
+    Reason.WONT_FIX,
+)
+
+_FENCED_CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_URL = re.compile(r"https?://\S+")
+_QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_SENTENCE = re.compile(r"[^\n.!?;。！？；]*(?:[.!?;。！？；]+|\n|$)")
+_CLAUSE_BREAK = re.compile(r"[,;:—–(，、；]|\s-\s")
+# A refusal's negation stays in its own clause: in "the check isn't needed since the schema already
+# enforces it", "isn't" does not negate what follows "since".
+_REASON_BREAK = re.compile(r"[,;:—–(，、；]|\s-\s|\b(?:because|since)\b")
+_BUT = "but"
+
+
+def _blank(match: re.Match[str]) -> str:
+    return _NOT_NEWLINE.sub(" ", match.group(0))
+
+
+def _clean(text: str) -> str:
+    """Remove what the maintainer did not write as prose, keeping every offset in place."""
+    if "`" in text or "~~~" in text:
+        text = _FENCED_CODE.sub(_blank, text)
+        text = _INLINE_CODE.sub(lambda m: "x" * len(m.group(0)), text)
+    if ">" in text:
+        text = _QUOTE_LINE.sub(_blank, text)
+    if "://" in text:
+        text = _URL.sub(lambda m: "u" * len(m.group(0)), text)
+    return text
+
+
+def _vetoed(low: str, cleaned: str, words: list[str], cjk: bool, *, refusal: bool) -> bool:
+    """Whether the reply hedges, defers, contrasts or mocks anywhere: then it decides nothing.
+
+    A refusal may open with a courtesy before its "but": "Thanks, but this is intentional".
+    """
+    vetoes = rules.VETO_WORDS.intersection(words)
+    if vetoes and (
+        vetoes != {_BUT} or not refusal or words.count(_BUT) != len(rules.COURTESY_BUT.findall(low))
+    ):
+        return True
+    if rules.VETO_ANYWHERE.search(low) or rules.VETO_TODO_RE.search(cleaned):
+        return True
+    return cjk and rules.VETO_CJK.search(low) is not None
+
+
+def classify_natural(text: str) -> Verdict | None:
+    """A clear natural acceptance or refusal; None for anything unclear, long or mixed."""
+    cleaned = _clean(text)
+    if len(cleaned.strip()) > MAX_NATURAL_CHARS:
+        return None
+    low = fold(cleaned)
+    if len(low) != len(text):
+        text = low  # lower() changed the length (rare); report spans from the folded text
+    words = rules.words_of(low)
+    cjk = rules.has_cjk(low)
+    candidates = rules.candidates(low, words, cjk)
+    if not candidates:
+        return None
+    start_rules, any_rules, dismiss_rules = rules.split(candidates)
+    accepted: tuple[str, str] | None = None
+    # An acceptance cue the sentence vetoes ("handled in the middleware already") accepts nothing,
+    # and leaves the reply to a duplicate refusal only.
+    blocked = False
+    dismissals: list[tuple[Reason, str, str, bool]] = []
+    for sentence in _SENTENCE.finditer(low):
+        start, stop = sentence.span()
+        if start == stop:
+            continue
+        position = _after_intro(low, start, stop)
+        body = low[position:stop]
+        if not body.strip():
+            continue
+        asks = rules.QUESTION.search(body.strip()) is not None
+        hit = _accept_in(body, start_rules, any_rules)
+        if hit is not None:
+            rule, found = hit
+            rest = f"{body[: found.start()]} {body[found.end() :]}"
+            if asks:
+                return None
+            if rules.VETO_ACCEPT[rule.language].search(rest):
+                blocked = True
+            elif accepted is None:
+                span = text[position + found.start() : position + found.end()]
+                accepted = (rule.rule_id, span.strip())
+        for rule in dismiss_rules:
+            for cue in rule.regex.finditer(body):
+                if asks or not _dismissal_stands(body, cue):
+                    return None
+                span = text[position + cue.start() : position + cue.end()]
+                reason = rule.reason or Reason.WONT_FIX
+                dismissals.append((reason, rule.rule_id, span.strip(), rule.argued))
+    if blocked and (
+        accepted is not None
+        or (
+            any(reason is not Reason.DUPLICATE for reason, _, _, _ in dismissals)
+            and rules.CLOSES_THREAD.search(low) is None
+        )
+    ):
+        return None
+    if accepted is None and not dismissals:
+        return None
+    if _vetoed(low, cleaned, words, cjk, refusal=accepted is None):
+        return None  # the reply-wide vetoes run last: most replies never get this far
+    if accepted is not None:
+        if dismissals:
+            return None
+        rule_id, span = accepted
+        return Verdict(Decision.ACCEPTED, None, rule_id, span)
+    if rules.VETO_REFUSAL.search(low):
+        return None
+    # A refusal that names its reason decides it; a refusal by argument gives its own only alone.
+    for argued in (False, True):
+        for reason in REASON_PRIORITY:
+            for found_reason, rule_id, span, by_argument in dismissals:
+                if found_reason is reason and by_argument is argued:
+                    return Verdict(Decision.DISMISSED, reason, rule_id, span)
+    return None
+
+
+def _after_intro(text: str, position: int, stop: int) -> int:
+    """Where a clause's content starts, past any "good catch," / "thanks," introduction."""
+    while position < stop:
+        intro = rules.INTRO.match(text, position, stop)
+        if intro is None or intro.end() == position:
+            break
+        position = intro.end()
+    return position
+
+
+def _accept_in(
+    body: str, start_rules: list[Rule], any_rules: list[Rule]
+) -> tuple[Rule, re.Match[str]] | None:
+    """The first acceptance cue of a sentence: at the start of one of its clauses ("Sure, I've
+    changed it"), or anywhere for a participle rule; a rule's own veto sets its cue aside."""
+    if start_rules:
+        starts = [0]
+        for brk in _CLAUSE_BREAK.finditer(body):
+            starts.append(_after_intro(body, brk.end(), len(body)))
+        for position in starts:
+            for rule in start_rules:
+                found = rule.regex.match(body, position)
+                if found is not None and (rule.veto is None or not rule.veto.search(body)):
+                    return rule, found
+    for rule in any_rules:
+        found = rule.regex.search(body)
+        if found is not None and (rule.veto is None or not rule.veto.search(body)):
+            return rule, found
+    return None
+
+
+def _dismissal_stands(body: str, cue: re.Match[str]) -> bool:
+    """False when the clause negates or conditions the cue: "not intentional", "if by design"."""
+    clause_start = 0
+    for brk in _REASON_BREAK.finditer(body, 0, cue.start()):
+        clause_start = brk.end()
+    if rules.VETO_DISMISS_BEFORE.search(body, clause_start, cue.start()):
+        return False
+    return rules.VETO_DISMISS_AFTER.match(body[cue.end() : cue.end() + 12]) is None

@@ -1,0 +1,93 @@
+"""German: what accepts, what refuses, and what vetoes either."""
+
+from __future__ import annotations
+
+from continual.replies.phrases.shared import DU, FP, NA, OS, ST, WF, Language, alternation, words
+
+PARTICIPLES = words(
+    "behoben erledigt gefixt gefixed korrigiert angepasst geändert umgesetzt übernommen eingebaut"
+    " aktualisiert eingearbeitet umgestellt ausgelagert verschoben umbenannt entfernt vereinfacht"
+    " ergänzt hinzugefügt gelöscht ersetzt umgebaut überarbeitet eingefügt verbessert bereinigt"
+    " aufgeräumt extrahiert refaktoriert refactored umgeschrieben zusammengefasst vereinheitlicht"
+    " abgesichert dokumentiert eingeschränkt erhöht reduziert verringert gekürzt getauscht"
+    " ausgetauscht herausgezogen rausgezogen rausgenommen herausgenommen weggelassen eingeführt"
+    " nachgezogen nachgebessert verlagert umformuliert typisiert maskiert sortiert gecacht gekapselt"
+    " konvertiert umgewandelt hochgezogen zurückgenommen zurückgedreht begrenzt abgefangen"
+    " gestrichen rausgeworfen"
+)
+# "ist jetzt eine Konstante", "sind nun typisiert"
+NOW = r"\b(?:ist|sind)\s+(?:jetzt|nun|inzwischen|mittlerweile)\s+(?!noch\b|nicht\b|kein)\w"
+NOW_NOT_CODE = r"\b(?:grün|rot|blocker|bereit|gemerged|gemergt|kaputt|fehlerhaft|instabil|flaky)\b"
+
+LANGUAGE = Language(
+    code="de",
+    accept_anywhere=(
+        (
+            "behoben",
+            " ".join(PARTICIPLES),
+            # "bewusst nicht gecacht" says what the code does not do, it is no edit
+            rf"(?<!nicht )\b(?:{alternation(PARTICIPLES)})\b",
+        ),
+        ("jetzt", "jetzt nun inzwischen mittlerweile", NOW),
+    ),
+    dismiss=(
+        (
+            "absicht",
+            NA,
+            "absicht absichtlich beabsichtigt gewollt verhalten",
+            r"\b(?:absicht|absichtlich|beabsichtigt|gewollt|so gewollt|erwartetes verhalten)\b",
+        ),
+        (
+            "kein-bug",
+            FP,
+            "bug fehler problem fehlalarm positiv passieren vorkommen auftreten nie",
+            r"\bkein(?:e|en)? (?:bug|fehler|problem)\b|\bfehlalarm\b|\bfalsch positiv\b"
+            r"|\bkann (?:hier )?nicht (?:passieren|vorkommen|auftreten)\b|\btritt nie auf\b",
+        ),
+        (
+            "bleibt-so",
+            WF,
+            "so ändern geändert",
+            r"\blassen wir (?:so|das so)\b|\bbleibt so\b|\blasse (?:ich |es |das )*so\b"
+            r"|\b(?:werde|werden) (?:ich |wir )?(?:das |es )?nicht ändern\b|\bwird nicht geändert\b",
+        ),
+        (
+            "nicht-dieser-pr",
+            OS,
+            "gehört außerhalb teil gegenstand bestandteil diesem",
+            r"\bgehört nicht in diesen pr\b|\baußerhalb des (?:umfangs|scopes)\b"
+            r"|\bnicht (?:teil|gegenstand|bestandteil) (?:dieses|des) (?:prs?|pull requests?)\b"
+            r"|\bnicht in diesem pr\b(?! (?:mehr|noch)\b)",
+        ),
+        (
+            "geschmackssache",
+            ST,
+            "geschmackssache stilfrage geschmacksfrage frage",
+            r"\bgeschmackssache\b|\bstilfrage\b|\bgeschmacksfrage\b|\bfrage des (?:stils|geschmacks)\b",
+        ),
+        (
+            "bereits-abgedeckt",
+            DU,
+            "bereits schon",
+            r"\bbereits (?:abgedeckt|behandelt|geprüft) (?:in|durch|von)\b"
+            r"|\b(?:wird|werden|ist|sind) (?:bereits|schon) (?:in|durch|von|im|beim) [^.!?;]{1,40}"
+            r"(?:geprüft|abgedeckt|behandelt|validiert|abgefangen)\b",
+        ),
+    ),
+    intro=(
+        r"danke(?: schön)?|vielen dank|guter (?:punkt|fang|hinweis)|gute idee|gut gesehen|stimmt"
+        r"|richtig|ja|klar|du hast recht|sie haben recht|genau|passt|gerne|alles klar"
+    ),
+    veto_words=(
+        "vielleicht eventuell wahrscheinlich glaube denke später nachher demnächst morgen aber jedoch"
+        " allerdings teilweise"
+    ),
+    veto_anywhere=r"\b(?:mache ich|machen wir|kümmere mich|folge-pr)\b",
+    veto_accept=(
+        r"\b(?:nicht|nichts|kein|keine|keinen|nie|niemals|noch|sollte|soll|muss|müssen|wird|werde"
+        r"|werden|issue|meine[nmr]? (?:kommentar|review|anmerkung)"
+        r"|ticket|separate[nsr]?|eigene[nmsr]? pr|nächste[nmr]?)\b"
+    ),
+    veto_dismiss_before=r"\b(?:nicht|ob|wenn|falls|vielleicht)\b",
+    rule_veto=(("jetzt", NOW_NOT_CODE),),
+)
