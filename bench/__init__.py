@@ -1,1 +1,1 @@
-"""Benchmarks of the SPEC §11 bars; `python bench/run_all.py` runs them all."""
+"""Benchmarks of the bars in docs/performance.md; `python bench/run_all.py` runs them all."""

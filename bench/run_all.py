@@ -1,4 +1,4 @@
-"""Run every benchmark of bench/ and print one table of the SPEC §11 bars they measured.
+"""Run every benchmark of bench/ and print one table of the bars (docs/performance.md) they measured.
 
 Run: `python bench/run_all.py [--quick]`. Each benchmark runs in its own process; its `bar …`
 lines are collected into the table, and the exit status is non-zero when any bar fails.
@@ -65,7 +65,7 @@ def main() -> int:
             print(result.stderr[-2000:], file=sys.stderr)
         rows += [(name, bar) for bar in found]
         print(f"   ({time.monotonic() - started:.0f} s)\n", flush=True)
-    print(f"Bars of SPEC §11 — {machine()}")
+    print(f"Bars — {machine()}")
     print(f"{'benchmark':<10} {'bar':<34} {'measured':>22}  {'target':<14} result")
     for name, bar in rows:
         measured = f"{bar['value']} {bar['unit']}"

@@ -238,7 +238,7 @@ def admit(
     context_paths: Iterable[str],
     context_identifiers: Iterable[str],
 ) -> Admission:
-    """Decide whether a lesson may be stored as injectable text (SPEC §6).
+    """Decide whether a lesson may be stored as injectable text (docs/writeback.md).
 
     Stages run in this order and the first failure is reported: empty, title-too-long, too-long,
     secret (title or text), line-pointer (title or text), sentences, not-imperative, no-anchor.

@@ -171,7 +171,7 @@ def decide_fix_pr(
     app_slug: str,
     suggestion_repositories: Mapping[str, str],
 ) -> ThreadDecision | None:
-    """A fix PR's decision (SPEC §5.4): merged → accepted; closed with a typed refusal → dismissed.
+    """A fix PR's decision (docs/writeback.md, "Other sources of a decision"): merged → accepted; closed with a typed refusal → dismissed.
 
     `suggestion_repositories` maps each suggestion id the store knows to its repository; a fix PR in
     another repository, or opened by someone who is neither the app's bot nor a maintainer, decides

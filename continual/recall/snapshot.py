@@ -16,7 +16,7 @@ from continual.recall.index import Card, RecallIndex
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import Decision, EntryState, Scope, Source
 
-# The only sources that widen a lesson to its account (SPEC §6).
+# The only sources that widen a lesson to its account (docs/writeback.md, "Entries and receipts").
 WIDENING_SOURCES = frozenset({Source.PROVEN.value, Source.FIX_PR.value})
 
 

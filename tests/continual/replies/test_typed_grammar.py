@@ -1,4 +1,4 @@
-"""The typed reply grammar of SPEC §5.3, case by case."""
+"""The typed reply grammar (docs/writeback.md), case by case."""
 
 from __future__ import annotations
 
