@@ -113,7 +113,7 @@ def create_app(
     Building it connects to nothing; the lifespan migrates (SQLite) or checks the schema, then
     starts the delivery writer and, unless told not to, the in-process worker.
     """
-    router = router or build_router()
+    router = router or build_router(coalesce_ms=settings.writeback_coalesce_ms)
     owns_deps = deps is None
     ready = deps or build_deps(settings)
     writer = DeliveryWriter(ready.engine)

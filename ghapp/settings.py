@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     worker_concurrency: int = Field(default=4, ge=1, le=256)
     job_lease_s: float = Field(default=300.0, gt=0)
     job_max_attempts: int = Field(default=8, ge=1, le=100)
+    # How long a write-back caused by a reply or a review waits, so a burst becomes one run.
+    writeback_coalesce_ms: int = Field(default=2_000, ge=0, le=600_000)
     log_level: str = "INFO"
 
     @model_validator(mode="after")

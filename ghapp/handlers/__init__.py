@@ -6,5 +6,6 @@ from ghapp.handlers import installations, pulls
 from ghapp.router import Router
 
 
-def build_router() -> Router:
-    return Router(installations.ROUTES, pulls.ROUTES)
+def build_router(*, coalesce_ms: int = pulls.COALESCE_MS) -> Router:
+    """Every route; `coalesce_ms` is how long a reply's write-back waits for the rest of a burst."""
+    return Router(installations.ROUTES, pulls.routes(coalesce_ms=coalesce_ms))

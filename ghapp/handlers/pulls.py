@@ -1,80 +1,100 @@
-"""Entry points for pull-request events: the review, the write-back and replies as they arrive."""
+"""The pull-request routes: which events review a head and which write back what maintainers did."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
+from collections.abc import Callable, Mapping
 
-from sqlalchemy.orm import Session
-
-from ghapp.deps import Deps
 from ghapp.handlers.reviews import on_review
 from ghapp.handlers.writeback import on_writeback
-from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload, Route
-from ghapp.tenants import repository_from_event
-
-log = logging.getLogger(__name__)
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
-WRITEBACK_ACTIONS = frozenset({"synchronize", "closed"})
-
-
-def note_repository(deps: Deps, payload: Payload) -> None:
-    with Session(deps.engine) as session, session.begin():
-        repository_from_event(session, payload, deps.clock())
-
-
-def _pull_fields(payload: Payload) -> dict[str, object]:
-    repo = payload.get("repository") or {}
-    pull = payload.get("pull_request") or payload.get("issue") or {}
-    return {
-        "repo": repo.get("full_name"),
-        "pr": pull.get("number"),
-        "action": payload.get("action"),
+WRITEBACK_ACTIONS = frozenset({"synchronize", "closed", "reopened"})
+COMMENT_ACTIONS = frozenset({"created", "edited", "deleted"})
+REVIEW_EVENT_ACTIONS = frozenset({"submitted", "edited", "dismissed"})
+# Every job kind that runs the write-back of one pull request; they stand in for each other.
+WRITEBACK_KINDS = frozenset(
+    {
+        "pull_request.writeback",
+        "review_comment.writeback",
+        "review.writeback",
+        "issue_comment.writeback",
     }
-
-
-async def on_review_comment(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(note_repository, deps, payload)
-    log.info("review comment noted", extra={"job": job.id, **_pull_fields(payload)})
+)
+COALESCE_MS = 2_000
 
 
 def _is_pull_request_comment(payload: Payload) -> bool:
     issue = payload.get("issue") or {}
-    return bool(issue.get("pull_request"))
+    return isinstance(issue, Mapping) and bool(issue.get("pull_request"))
 
 
 def _not_draft(payload: Payload) -> bool:
-    return not (payload.get("pull_request") or {}).get("draft", False)
+    pull = payload.get("pull_request") or {}
+    return not (isinstance(pull, Mapping) and pull.get("draft", False))
 
 
-ROUTES = [
-    # The write-back for the old head runs before the new head is reviewed (same serial key).
-    Route(
-        event="pull_request",
-        actions=WRITEBACK_ACTIONS,
-        kind="pull_request.writeback",
-        handler=on_writeback,
-    ),
-    Route(
-        event="pull_request",
-        actions=REVIEW_ACTIONS,
-        kind="pull_request.review",
-        handler=on_review,
-        when=_not_draft,
-    ),
-    Route(
-        event="pull_request_review_comment",
-        actions=frozenset({"created", "edited", "deleted"}),
-        kind="review_comment.note",
-        handler=on_review_comment,
-    ),
-    Route(
-        event="issue_comment",
-        actions=frozenset({"created", "edited", "deleted"}),
-        kind="issue_comment.note",
-        handler=on_review_comment,
-        when=_is_pull_request_comment,
-    ),
-]
+def _may_decide(subject: str) -> Callable[[Payload], bool]:
+    """A comment or review that a bot wrote or edited decides nothing (a deleted one may: it can
+    be the app's own suggestion, or a maintainer's reply, going away)."""
+
+    def check(payload: Payload) -> bool:
+        item = payload.get(subject) or {}
+        user = item.get("user") if isinstance(item, Mapping) else None
+        if payload.get("action") == "deleted" or not isinstance(user, Mapping):
+            return True
+        return user.get("type") != "Bot" and not str(user.get("login", "")).endswith("[bot]")
+
+    return check
+
+
+def _comment_on_pull_request(payload: Payload) -> bool:
+    return _is_pull_request_comment(payload) and _may_decide("comment")(payload)
+
+
+def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
+    """The pull-request routes. Every event that can change what maintainers decided runs the
+    write-back, also long after the merge; a burst of them on one pull request is one run."""
+    return [
+        # The write-back for the old head runs before the new head is reviewed (same serial key).
+        Route(
+            event="pull_request",
+            actions=WRITEBACK_ACTIONS,
+            kind="pull_request.writeback",
+            handler=on_writeback,
+        ),
+        Route(
+            event="pull_request",
+            actions=REVIEW_ACTIONS,
+            kind="pull_request.review",
+            handler=on_review,
+            when=_not_draft,
+        ),
+        Route(
+            event="pull_request_review_comment",
+            actions=COMMENT_ACTIONS,
+            kind="review_comment.writeback",
+            handler=on_writeback,
+            when=_may_decide("comment"),
+            coalesce_with=WRITEBACK_KINDS,
+            delay_ms=coalesce_ms,
+        ),
+        Route(
+            event="pull_request_review",
+            actions=REVIEW_EVENT_ACTIONS,
+            kind="review.writeback",
+            handler=on_writeback,
+            when=_may_decide("review"),
+            coalesce_with=WRITEBACK_KINDS,
+            delay_ms=coalesce_ms,
+        ),
+        Route(
+            event="issue_comment",
+            actions=COMMENT_ACTIONS,
+            kind="issue_comment.writeback",
+            handler=on_writeback,
+            when=_comment_on_pull_request,
+            coalesce_with=WRITEBACK_KINDS,
+            delay_ms=coalesce_ms,
+        ),
+    ]

@@ -178,25 +178,42 @@ def _note_repository(deps: Deps, payload: Payload) -> None:
         repository_from_event(session, payload, deps.clock())
 
 
+def _pull_of(payload: Payload) -> Mapping[str, Any]:
+    """The pull request an event is about: `pull_request`, or the `issue` of a conversation comment."""
+    pull = payload.get("pull_request") or payload.get("issue") or {}
+    return pull if isinstance(pull, Mapping) else {}
+
+
 async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    installation_id = (payload.get("installation") or {}).get("id")
-    if installation_id is None:
-        log.warning("write-back without an installation", extra={"job": job.id})
+    """Any event that may change a verdict: a new head, a close or reopen, a reply, a review."""
+    installation = payload.get("installation") or {}
+    repository = payload.get("repository") or {}
+    pull = _pull_of(payload)
+    installation_id = installation.get("id") if isinstance(installation, Mapping) else None
+    repo = repository.get("full_name") if isinstance(repository, Mapping) else None
+    number = pull.get("number")
+    if (
+        not isinstance(installation_id, int)
+        or not isinstance(repo, str)
+        or not isinstance(number, int)
+    ):
+        log.warning(
+            "write-back without an installation, repository or number", extra={"job": job.id}
+        )
         return
-    repo = payload["repository"]["full_name"]
-    fields = {"job": job.id, "repo": repo, "pr": payload["number"]}
-    pull = payload.get("pull_request") or {}
-    if payload.get("action") == "closed":
+    fields = {"job": job.id, "repo": repo, "pr": number}
+    if payload.get("action") == "closed" and "pull_request" in payload:
         fixed = await write_back_fix(deps, installation_id=installation_id, fix=fix_pull(payload))
         if fixed is not None:
             log.info("fix PR written back", extra={**fields, "changed": fixed.changed})
     await asyncio.to_thread(_note_repository, deps, payload)
+    head = pull.get("head")
     result = await write_back(
         deps,
         installation_id=installation_id,
         repo=repo,
-        number=payload["number"],
-        head_sha=(pull.get("head") or {}).get("sha"),
+        number=number,
+        head_sha=head.get("sha") if isinstance(head, Mapping) else None,
         pr_author=author_of(
             pull.get("user"), pull.get("author_association"), pull.get("performed_via_github_app")
         ),

@@ -208,13 +208,13 @@ EXPECTED_KINDS = {
     ("installation_repositories", "added"): ["installation.repositories"],
     ("installation_repositories", "removed"): ["installation.repositories"],
     ("pull_request", "opened"): ["pull_request.review"],
-    ("pull_request", "reopened"): ["pull_request.review"],
+    ("pull_request", "reopened"): ["pull_request.writeback", "pull_request.review"],
     ("pull_request", "synchronize"): ["pull_request.writeback", "pull_request.review"],
     ("pull_request", "closed"): ["pull_request.writeback"],
-    ("pull_request_review_comment", "created"): ["review_comment.note"],
-    ("pull_request_review_comment", "edited"): ["review_comment.note"],
-    ("pull_request_review_comment", "deleted"): ["review_comment.note"],
-    ("pull_request_review", "submitted"): [],
+    ("pull_request_review_comment", "created"): ["review_comment.writeback"],
+    ("pull_request_review_comment", "edited"): ["review_comment.writeback"],
+    ("pull_request_review_comment", "deleted"): ["review_comment.writeback"],
+    ("pull_request_review", "submitted"): ["review.writeback"],
 }
 
 
@@ -231,7 +231,8 @@ def test_every_fixture_is_accepted_and_routed(
     assert delivery.event == event
     if event == "issue_comment":
         on_pull = bool(payload["issue"].get("pull_request"))
-        assert kinds == (["issue_comment.note"] if on_pull else [])
+        by_bot = payload["comment"]["user"]["type"] == "Bot"
+        assert kinds == (["issue_comment.writeback"] if on_pull and not by_bot else [])
     else:
         assert kinds == EXPECTED_KINDS[(event, payload["action"])]
 

@@ -19,6 +19,7 @@ from ghapp.handlers.writeback import write_back
 from ghapp.tables import Job
 from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
 from tests.support.simulator import REPO, make_client
+from tests.support.web import wait_for
 
 
 @pytest.fixture
@@ -229,8 +230,8 @@ def test_fix_pr_by_a_contributor_decides_nothing(app: Harness) -> None:
 def test_pull_gone_mid_write_back_is_a_domain_answer(app: Harness) -> None:
     number = open_pull(app)
     _, comment = app.plant_suggestion(number)
-    maintainer(app, number, comment, "accept")
     app.sim.inject("GET", rf"/pulls/{number}/comments", status=404)
+    maintainer(app, number, comment, "accept")  # its write-back meets the gone thread too
     close(app, number)
     assert receipts(app) == []
     with reading(app.engine) as conn:
@@ -310,3 +311,48 @@ def test_write_back_of_a_pull_without_our_suggestions_asks_github_nothing(app: H
     found = asyncio.run(write_back(deps, installation_id=INSTALLATION_ID, repo=REPO, number=number))
     assert found is None
     assert app.sim.requests() == []
+
+
+def list_requests(app: Harness, number: int) -> int:
+    return app.sim.count("GET", f"^/repos/{REPO}/pulls/{number}/comments$")
+
+
+def test_a_reply_long_after_the_merge_still_decides(app: Harness) -> None:
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number)
+    close(app, number, merged=True)
+    assert receipts(app) == []
+    app.sim.advance_clock(7 * 24 * 3600)  # a week later, nothing else happens on the PR
+    maintainer(app, number, comment, "Good catch, fixed in 3f2a1c9 on main")
+    app.settle()
+    assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "accepted")]
+
+
+def test_a_contributors_or_bots_reply_runs_no_write_back(app: Harness) -> None:
+    number = open_pull(app)
+    _, comment = app.plant_suggestion(number)
+    app.sim.reset_log()
+    maintainer(app, number, comment, "accept", author="helper[bot]", user_type="Bot")
+    app.settle()
+    assert list_requests(app, number) == 0, "a bot's words are never read for a verdict"
+    maintainer(app, number, comment, "accept", author="drive-by", author_association="NONE")
+    app.settle()
+    assert list_requests(app, number) == 1 and receipts(app) == []
+
+
+def test_a_burst_of_replies_is_one_write_back(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    with running_app(engine, database_url, tmp_path, writeback_coalesce_ms=1500) as app:
+        number = open_pull(app)
+        sid, comment = app.plant_suggestion(number)
+        app.sim.reset_log()
+        for n in range(19):
+            maintainer(app, number, comment, f"thinking about case {n}")
+        maintainer(app, number, comment, "Done, thanks!")
+        with reading(app.engine) as conn:
+            waiting = conn.execute(select(Job.kind).where(Job.state != "done")).scalars().all()
+        assert waiting == ["review_comment.writeback"], "twenty replies, one job"
+        wait_for(lambda: len(receipts(app)) == 1, timeout=20, what="the coalesced write-back")
+        assert list_requests(app, number) == 1
+        assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "accepted")]

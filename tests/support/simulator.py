@@ -85,6 +85,8 @@ def app_settings(
         "github_api_url": sim.base_url,
         "store_dir": workdir / "store",
         "config": workdir / "hindsight.toml",
+        # Replies write back at once in tests; the coalescing window has tests of its own.
+        "writeback_coalesce_ms": 0,
         **overrides,
     }
     return Settings(**values)
