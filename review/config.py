@@ -42,7 +42,7 @@ BUILTIN_LENS_INSTRUCTIONS: dict[str, str] = {
     ),
 }
 
-_TOP_KEYS = frozenset({"seats", "lenses", "review"})
+_TOP_KEYS = frozenset({"seats", "lenses", "review", "writeback", "decisions"})
 _SEAT_KEYS = frozenset(
     {
         "name",
@@ -105,6 +105,30 @@ class ReviewSettings:
     max_calls: int = 64
 
 
+class Acknowledge(StrEnum):
+    """How the app shows a maintainer what it recorded from their signal."""
+
+    COMMENT = "comment"  # a status block at the end of its own suggestion comment
+    REACTION = "reaction"  # 👀 on the reply that decided
+    OFF = "off"
+
+
+@dataclass(frozen=True)
+class WritebackSettings:
+    """``[writeback]``: how decisions are acknowledged, and how long a dismissal suppresses."""
+
+    acknowledge: Acknowledge = Acknowledge.COMMENT
+    suppress_days: int = 180
+
+
+@dataclass(frozen=True)
+class DecisionSettings:
+    """``[decisions]``: the optional judge, a configured seat that reads replies the rules leave
+    undecided."""
+
+    judge: str | None = None
+
+
 @dataclass(frozen=True)
 class ReviewConfig:
     """Everything ``hindsight.toml`` says, validated."""
@@ -113,6 +137,8 @@ class ReviewConfig:
     lenses: tuple[Lens, ...]
     review: ReviewSettings
     source: str = "hindsight.toml"
+    writeback: WritebackSettings = WritebackSettings()
+    decisions: DecisionSettings = DecisionSettings()
 
     def seat(self, name: str) -> SeatConfig:
         """The seat called ``name``; ``KeyError`` if none is configured."""
@@ -177,14 +203,26 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
     """Validate an already-parsed TOML document."""
     problems = _Problems()
     for key in sorted(set(data) - _TOP_KEYS):
-        problems.add(f"unknown key {key!r} (expected [[seats]], [[lenses]] or [review])")
+        problems.add(
+            f"unknown key {key!r} (expected [[seats]], [[lenses]], [review], [writeback] or "
+            "[decisions])"
+        )
 
     seats = _parse_seats(data.get("seats"), problems)
     lenses = _parse_lenses(data.get("lenses"), problems)
     review = _parse_review(data.get("review"), problems)
+    writeback = _parse_writeback(data.get("writeback"), problems)
+    decisions = _parse_decisions(data.get("decisions"), {seat.name for seat in seats}, problems)
     if problems.items:
         raise ConfigError(source, problems.items)
-    return ReviewConfig(seats=seats, lenses=lenses, review=review, source=source)
+    return ReviewConfig(
+        seats=seats,
+        lenses=lenses,
+        review=review,
+        source=source,
+        writeback=writeback,
+        decisions=decisions,
+    )
 
 
 def _tables(value: Any, where: str, problems: _Problems) -> list[Mapping[str, Any]] | None:
@@ -372,3 +410,39 @@ def _parse_review(value: Any, problems: _Problems) -> ReviewSettings:
             continue
         numbers[key] = number
     return ReviewSettings(**numbers)
+
+
+def _table(value: Any, name: str, keys: frozenset[str], problems: _Problems) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.add(f"{name} must be a table ([{name}])")
+        return {}
+    for key in sorted(set(value) - keys):
+        problems.add(f"{name}: unknown key {key!r}")
+    return value
+
+
+def _parse_writeback(value: Any, problems: _Problems) -> WritebackSettings:
+    table = _table(value, "writeback", frozenset({"acknowledge", "suppress_days"}), problems)
+    defaults = WritebackSettings()
+    acknowledge = table.get("acknowledge", defaults.acknowledge.value)
+    if acknowledge not in {item.value for item in Acknowledge}:
+        problems.add('writeback.acknowledge must be "comment", "reaction" or "off"')
+        acknowledge = defaults.acknowledge.value
+    days = table.get("suppress_days", defaults.suppress_days)
+    if not isinstance(days, int) or isinstance(days, bool) or days <= 0:
+        problems.add("writeback.suppress_days must be a positive integer")
+        days = defaults.suppress_days
+    return WritebackSettings(acknowledge=Acknowledge(acknowledge), suppress_days=days)
+
+
+def _parse_decisions(value: Any, seats: set[str], problems: _Problems) -> DecisionSettings:
+    table = _table(value, "decisions", frozenset({"judge"}), problems)
+    judge = table.get("judge")
+    if judge is None:
+        return DecisionSettings()
+    if not isinstance(judge, str) or judge not in seats:
+        problems.add(f"decisions.judge must name a configured seat, got {judge!r}")
+        return DecisionSettings()
+    return DecisionSettings(judge=judge)

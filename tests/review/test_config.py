@@ -210,3 +210,23 @@ def test_review_modules_never_import_ghapp() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_writeback_and_decisions_sections() -> None:
+    seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+    plain = loads_config(seat)
+    assert (plain.writeback.acknowledge, plain.writeback.suppress_days) == ("comment", 180)
+    assert plain.decisions.judge is None
+    config = loads_config(
+        seat + '[writeback]\nacknowledge = "reaction"\nsuppress_days = 30\n[decisions]\njudge = "a"\n'
+    )
+    assert (config.writeback.acknowledge, config.writeback.suppress_days) == ("reaction", 30)
+    assert config.decisions.judge == "a"
+    with pytest.raises(ConfigError) as caught:
+        loads_config(
+            seat + '[writeback]\nacknowledge = "loud"\nsuppress_days = 0\nextra = 1\n'
+            '[decisions]\njudge = "nobody"\n'
+        )
+    text = str(caught.value)
+    for problem in ("writeback.acknowledge", "writeback.suppress_days", "'extra'", "nobody"):
+        assert problem in text
