@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continual.markers import parse_fix_marker, parse_suggestion_marker
-from continual.replies import Verdict, classify_reply, classify_typed
+from continual.replies import Verdict, classify_reply, classify_typed, is_undo
 from continual.values import Decision, Reason, Source
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -148,15 +148,33 @@ def _latest(
     )
 
 
+def _order(comment: ThreadComment) -> tuple[datetime, int]:
+    return (comment.created_at, comment.id)
+
+
+def undo_reply(thread: Thread, *, app_slug: str) -> ThreadComment | None:
+    """The latest maintainer reply that is the typed `undo`; a contributor's or bot's is ignored."""
+    undos = [
+        reply
+        for reply in thread.replies
+        if is_maintainer(reply.author) and is_undo(reply.body, app_slug=app_slug)
+    ]
+    return max(undos, key=_order, default=None)
+
+
 def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
     """The latest decision-bearing maintainer reply of a thread; None while it is discussion.
 
     Latest means by creation time, then id: an edit changes what a reply says (bodies are read as
     they are now), not where it stands in the thread. The decision's `at` is the edit time, if any.
+    Replies before a maintainer's `undo` no longer count.
     """
+    undo = undo_reply(thread, app_slug=app_slug)
     verdicts = []
     for reply in thread.replies:
         if not is_maintainer(reply.author):
+            continue
+        if undo is not None and _order(reply) <= _order(undo):
             continue
         verdict = classify_reply(reply.body, app_slug=app_slug)
         if verdict is not None:

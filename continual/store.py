@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -289,13 +289,18 @@ def set_receipt(
     return True
 
 
-def retract(conn: Connection, suggestion_id: str, source: Source) -> str | None:
-    """Supersede the current receipts of a suggestion and source whose decision is gone (a
-    deleted or edited reply); returns the entry id when something changed."""
+def retract(
+    conn: Connection, suggestion_id: str, source: Source | Collection[Source]
+) -> str | None:
+    """Supersede the current receipts of a suggestion and source(s) whose decision is gone (a
+    deleted or edited reply, an undo); returns the entry id when something changed."""
+    sources = [source.value] if isinstance(source, Source) else [s.value for s in source]
+    if not sources:
+        return None
     rows = conn.execute(
         select(Receipt.id, Receipt.entry_id).where(
             Receipt.suggestion_id == suggestion_id,
-            Receipt.source == source.value,
+            Receipt.source.in_(sources),
             Receipt.superseded.is_(False),
         )
     ).all()

@@ -13,7 +13,8 @@ class Decision(StrEnum):
 
 
 class Reason(StrEnum):
-    """Why a suggestion was dismissed; a dismissal without one of these is not a decision."""
+    """Why a suggestion was dismissed; a typed dismissal must name one of the grammar's reasons
+    (continual.replies.TYPED_REASONS); `unspecified` is a 👎 reaction's, which gives none."""
 
     FALSE_POSITIVE = "false-positive"
     WONT_FIX = "wont-fix"
@@ -21,6 +22,7 @@ class Reason(StrEnum):
     DUPLICATE = "duplicate"
     OUT_OF_SCOPE = "out-of-scope"
     STYLE = "style"
+    UNSPECIFIED = "unspecified"
 
 
 class Source(StrEnum):
@@ -31,6 +33,8 @@ class Source(StrEnum):
     PROVEN = "proven"
     APPLIED = "applied"
     PERSON = "person"
+    REACTION = "reaction"
+    MERGED_AUTHOR_FIX = "merged_author_fix"
 
 
 class EntryState(StrEnum):

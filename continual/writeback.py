@@ -15,7 +15,7 @@ from continual.admission import admit
 from continual.associations import associate
 from continual.decide import FixPull, ThreadDecision, decide_fix_pr
 from continual.markers import parse_fix_marker
-from continual.pull import PullState, decide_pull
+from continual.pull import PullDecisions, PullState, decide_pull
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.values import Decision, Source
@@ -23,6 +23,10 @@ from continual.values import Decision, Source
 log = logging.getLogger(__name__)
 
 MAX_CAS_RETRIES = 8
+# The signals of a pull request's own thread: one of them is the thread's decision at a time.
+THREAD_SOURCES = (Source.REPLY, Source.REACTION, Source.APPLIED, Source.MERGED_AUTHOR_FIX)
+# Read in full at every write-back, so a thread without them has lost them.
+CONVERSATION_SOURCES = (Source.REPLY, Source.REACTION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +36,29 @@ class WritebackResult:
     retracted: int = 0
     tombstoned: int = 0
     conflicts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PullResult:
+    """One PR's write-back: the counts, the decisions that changed, the threads whose decision was
+    cleared, and what was decided (for the acknowledgement)."""
+
+    counts: WritebackResult
+    changes: tuple[ThreadDecision, ...]
+    cleared: tuple[str, ...]
+    decided: PullDecisions
+
+    @property
+    def decisions(self) -> int:
+        return self.counts.decisions
+
+    @property
+    def changed(self) -> int:
+        return self.counts.changed
+
+    @property
+    def retracted(self) -> int:
+        return self.counts.retracted
 
 
 def _ms(decision: ThreadDecision) -> int:
@@ -158,11 +185,63 @@ def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt
     return [StoredReceipt.of(row) for row in rows]
 
 
-def write_back_pull(engine: Engine, state: PullState, *, now: int) -> WritebackResult:
-    """Decide one PR's threads and applied suggestions and record the decisions; a thread read
-    without a reply decision loses the receipt its reply made."""
+def _apply_thread(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
+    """A thread's one decision: recorded, and the other thread signals' receipts superseded."""
+    outcome = _apply_one(conn, decision, now=now)
+    if outcome is None:
+        return None
+    others = [s for s in THREAD_SOURCES if s is not decision.source]
+    entry_id = store.retract(conn, decision.suggestion_id, others)
+    if entry_id is not None:
+        current = store.entry(conn, entry_id)
+        assert current is not None
+        store.refresh(conn, entry_id, current.revision, now=now)
+    return outcome or entry_id is not None
+
+
+def write_back_pull(engine: Engine, state: PullState, *, now: int) -> PullResult:
+    """Decide one PR's threads and record one decision per thread (docs/writeback.md).
+
+    A thread read without a decision loses the receipts its replies and reactions made; an
+    `undo` also clears an applied suggestion's or an author's fix's. What changed is returned so
+    that the door can acknowledge it.
+    """
     decided = decide_pull(state)
-    return apply_decisions(engine, decided.decisions, retract_missing=decided.threads, now=now)
+    changed: list[ThreadDecision] = []
+    cleared: list[str] = []
+    conflicts = tombstoned = 0
+    for decision in decided.decisions:
+        outcome, attempts = _retry(
+            engine, lambda conn, d=decision: _apply_thread(conn, d, now=now), decision.suggestion_id
+        )
+        conflicts += attempts
+        tombstoned += outcome is None
+        if outcome is True:
+            changed.append(decision)
+    decided_ids = {d.suggestion_id for d in decided.decisions}
+    undone = set(decided.undone)
+    for suggestion_id in decided.threads:
+        if suggestion_id in decided_ids:
+            continue
+        sources = THREAD_SOURCES if suggestion_id in undone else CONVERSATION_SOURCES
+
+        def clear(conn: Connection, sid: str = suggestion_id, which: Any = sources) -> bool:
+            entry_id = store.retract(conn, sid, which)
+            if entry_id is None:
+                return False
+            current = store.entry(conn, entry_id)
+            assert current is not None
+            store.refresh(conn, entry_id, current.revision, now=now)
+            return True
+
+        outcome, attempts = _retry(engine, clear, suggestion_id)
+        conflicts += attempts
+        if outcome:
+            cleared.append(suggestion_id)
+    result = WritebackResult(
+        len(decided.decisions), len(changed), len(cleared), tombstoned, conflicts
+    )
+    return PullResult(result, tuple(changed), tuple(cleared), decided)
 
 
 def fix_pull_suggestion(conn: Connection, fix: FixPull) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from continual.replies.grammar import TYPED_REASONS, classify_typed, typed
+from continual.replies.grammar import TYPED_REASONS, classify_typed, is_undo, typed
 from continual.replies.natural import MAX_NATURAL_CHARS, classify_natural
 from continual.replies.verdict import Verdict
 
@@ -17,4 +17,11 @@ def classify_reply(text: str, *, app_slug: str) -> Verdict | None:
     return classify_natural(text)
 
 
-__all__ = ["MAX_NATURAL_CHARS", "TYPED_REASONS", "Verdict", "classify_reply", "classify_typed"]
+__all__ = [
+    "MAX_NATURAL_CHARS",
+    "TYPED_REASONS",
+    "Verdict",
+    "classify_reply",
+    "classify_typed",
+    "is_undo",
+]

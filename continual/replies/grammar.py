@@ -29,6 +29,9 @@ _TYPED = re.compile(
     r"|(?P<fp>false positive))"
     r"(?=$|[^\w])",
 )
+# `undo` alone on the first line (optional `/`, `@<slug>`, trailing punctuation): "undo the
+# rename" is a request to the author, not a command to the app.
+_UNDO = re.compile(r"\s*/?\s*(?:@(?P<mention>[\w.-]+)(?:\[bot\])?(?:[\s,:]+/?|/)\s*)?undo[\s.!]*$")
 _TYPED_REASON = re.compile(
     r"[\s:]+(?P<reason>false[- ]positive|wont[- ]?fix|won't[- ]fix|not[- ]applicable|duplicate"
     r"|out[- ]of[- ]scope|style)(?=$|[^\w-])"
@@ -96,3 +99,15 @@ def typed(text: str, *, app_slug: str) -> tuple[Verdict | None, bool]:
 def classify_typed(text: str, *, app_slug: str) -> Verdict | None:
     """The typed reply grammar alone; None when the first line is not a decision."""
     return typed(text, app_slug=app_slug)[0]
+
+
+def is_undo(text: str, *, app_slug: str) -> bool:
+    """True when the first line is the typed `undo` command, addressed to no one or to the app."""
+    line = _first_line(text)
+    if line is None:
+        return False
+    match = _UNDO.match(fold(line))
+    if match is None:
+        return False
+    mention = match.group("mention")
+    return mention is None or mention == app_slug.lower()

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
-from ghapp.github.errors import Rejected, Transient
-from ghapp.github.threads import REVIEW_THREADS_QUERY, ReviewThread, graphql_url, parse_page
+from ghapp.github.errors import Gone, Rejected, Transient
+from ghapp.github.threads import (
+    REVIEW_THREADS_QUERY,
+    PullThreads,
+    ReviewThread,
+    graphql_url,
+    parse_page,
+)
 from ghapp.github.values import (
     Comparison,
     DiffEntry,
@@ -26,6 +33,8 @@ if TYPE_CHECKING:
     from ghapp.github.client import GitHubClient
 
 PER_PAGE = 100  # the largest page GitHub serves
+# Permissions that make a person a maintainer of a repository.
+MAINTAINER_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"]
 
 
@@ -182,19 +191,44 @@ class InstallationClient:
         data = await self._json("POST", url, f"{on} {comment_id}", {"content": content})
         return Reaction.from_json(data)
 
-    async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
-        """Every review thread of a pull request, with reactions and resolution: one GraphQL
-        request per 100 threads."""
+    async def pull_threads(self, repo: str, number: int) -> PullThreads:
+        """Every review thread of a pull request with its comments, reactions and resolution, and
+        the pull request's head, author and merge: one GraphQL request per 100 threads."""
         owner, name = split_repo(repo)
         url = graphql_url(self.app.base_url)
         what = f"{repo}#{number} review threads"
         threads: list[ReviewThread] = []
         cursor: str | None = None
+        first: PullThreads | None = None
         while True:
             variables = {"owner": owner, "name": name, "number": number, "first": PER_PAGE}
             query = {"query": REVIEW_THREADS_QUERY, "variables": {**variables, "cursor": cursor}}
             data = await self._json("POST", url, what, query)
             page, cursor = parse_page(data, what, self.app.now())
-            threads.extend(page)
+            first = first or page
+            threads.extend(page.threads)
             if cursor is None:
-                return threads
+                return replace(first, threads=tuple(threads))
+
+    async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
+        """Every review thread of a pull request (see `pull_threads`)."""
+        return list((await self.pull_threads(repo, number)).threads)
+
+    async def collaborator_permission(self, repo: str, login: str) -> str:
+        """What a person may do in a repository: `admin`, `maintain`, `write`, `triage`, `read` or
+        `none` (an unknown login: `none`)."""
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/collaborators/{login}/permission"
+        try:
+            data = await self._json("GET", url, f"{repo} permission of {login}")
+        except Gone:
+            return "none"
+        permission = data.get("permission") if isinstance(data, Mapping) else None
+        return permission if isinstance(permission, str) and permission else "none"
+
+    async def edit_review_comment(self, repo: str, comment_id: int, body: str) -> ReviewComment:
+        """Rewrite the body of a review comment (the app edits only its own)."""
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/pulls/comments/{comment_id}"
+        data = await self._json("PATCH", url, f"review comment {comment_id}", {"body": body})
+        return ReviewComment.from_json(data)

@@ -1,5 +1,6 @@
 """A pull request's review threads through GraphQL: who reacted to each thread's first comment,
-and whether the thread is resolved (reactions and resolutions send no webhook, so they are read)."""
+whether it is resolved, and the pull request's head, author and merge (reactions and resolutions
+send no webhook, so they are read; one request per 100 threads)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,17 @@ from typing import Any
 
 from ghapp.github.errors import RATE_LIMIT_FALLBACK, Rejected, RetryAt, Transient
 
-# One page of at most 100 threads; the first comment of each with up to 100 reactions.
+# One page of at most 100 threads: the first comment of each with up to 100 reactions.
 REVIEW_THREADS_QUERY = """
 query($owner: String!, $name: String!, $number: Int!, $first: Int!, $cursor: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
+      headRefOid
+      authorAssociation
+      author { __typename login }
+      merged
+      mergedAt
+      mergedBy { __typename login }
       reviewThreads(first: $first, after: $cursor) {
         pageInfo { hasNextPage endCursor }
         nodes {
@@ -53,6 +60,24 @@ class ReviewThread:
     reactions: tuple[ThreadReaction, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Actor:
+    login: str
+    is_bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PullThreads:
+    """What one read of a pull request's threads shows: its threads, head, author and merge."""
+
+    threads: tuple[ReviewThread, ...]
+    head_sha: str | None = None
+    author: Actor | None = None
+    author_association: str = "NONE"
+    merged_at: datetime | None = None
+    merged_by: Actor | None = None
+
+
 def graphql_url(rest_base_url: str) -> str:
     """GitHub's GraphQL endpoint beside a REST base URL (Enterprise: `/api/v3` -> `/api/graphql`)."""
     base = rest_base_url.rstrip("/")
@@ -65,6 +90,13 @@ def _when(value: object) -> datetime:
     return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
+def _actor(value: object) -> Actor | None:
+    if not isinstance(value, dict) or not value.get("login"):
+        return None  # a deleted account ("ghost")
+    login = str(value["login"])
+    return Actor(login, value.get("__typename") == "Bot" or login.endswith("[bot]"))
+
+
 def _thread(node: dict[str, Any]) -> ReviewThread | None:
     comments = ((node.get("comments") or {}).get("nodes")) or []
     if not comments or not isinstance(comments[0].get("databaseId"), int):
@@ -72,13 +104,13 @@ def _thread(node: dict[str, Any]) -> ReviewThread | None:
     first = comments[0]
     reactions = []
     for item in (first.get("reactions") or {}).get("nodes") or []:
-        user = item.get("user") or {}
-        if not user.get("login"):
-            continue  # a deleted account ("ghost") decides nothing
+        actor = _actor(item.get("user"))
+        if actor is None:
+            continue  # a deleted account decides nothing
         reactions.append(
             ThreadReaction(
-                login=str(user["login"]),
-                is_bot=user.get("__typename") == "Bot" or str(user["login"]).endswith("[bot]"),
+                login=actor.login,
+                is_bot=actor.is_bot,
                 content=str(item.get("content")),
                 created_at=_when(item.get("createdAt")),
             )
@@ -92,8 +124,9 @@ def _thread(node: dict[str, Any]) -> ReviewThread | None:
     )
 
 
-def parse_page(data: Any, what: str, now: datetime) -> tuple[list[ReviewThread], str | None]:
-    """One answer: its threads and the cursor of the next page (None: the last page)."""
+def parse_page(data: Any, what: str, now: datetime) -> tuple[PullThreads, str | None]:
+    """One answer: its threads and the pull request's facts, and the cursor of the next page
+    (None: the last page)."""
     if not isinstance(data, dict):
         raise Transient(f"GitHub answered {what} with no JSON object")
     errors = data.get("errors") or []
@@ -106,8 +139,19 @@ def parse_page(data: Any, what: str, now: datetime) -> tuple[list[ReviewThread],
     if not isinstance(pull, dict):
         raise Rejected(200, what, "no such pull request")
     threads = pull.get("reviewThreads") or {}
-    found = [t for node in threads.get("nodes") or [] if (t := _thread(node)) is not None]
+    nodes = [node for node in threads.get("nodes") or [] if isinstance(node, dict)]
+    found = [t for node in nodes if (t := _thread(node)) is not None]
     info = threads.get("pageInfo") or {}
-    return found, (
+    head = pull.get("headRefOid")
+    merged_at = pull.get("mergedAt")
+    page = PullThreads(
+        threads=tuple(found),
+        head_sha=head if isinstance(head, str) and head else None,
+        author=_actor(pull.get("author")),
+        author_association=str(pull.get("authorAssociation") or "NONE"),
+        merged_at=_when(merged_at) if pull.get("merged") and isinstance(merged_at, str) else None,
+        merged_by=_actor(pull.get("mergedBy")) if pull.get("merged") else None,
+    )
+    return page, (
         str(info["endCursor"]) if info.get("hasNextPage") and info.get("endCursor") else None
     )

@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from continual import store
-from continual.decide import Author, FixPull, ThreadComment
-from continual.pull import ChangesSince, PullState, comparison_base
+from continual.decide import Author, FixPull
 from continual.stored import StoredSuggestion
 from continual.writeback import (
+    PullResult,
     WritebackResult,
     fix_pull_suggestion,
     write_back_fix_pull,
@@ -23,9 +23,7 @@ from continual.writeback import (
 )
 from ghapp.db import reading
 from ghapp.deps import Deps
-from ghapp.github.errors import Gone
-from ghapp.github.installation import InstallationClient
-from ghapp.github.values import IssueComment, ReviewComment
+from ghapp.handlers.pullstate import read_pull, thread_comment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
@@ -44,46 +42,12 @@ def author_of(user: Mapping[str, Any] | None, association: str | None, via_app: 
     )
 
 
-def thread_comment(comment: ReviewComment | IssueComment) -> ThreadComment:
-    """GitHub's comment as the plain value the decision rules read (edited bodies as they read now)."""
-    created = comment.created_at or comment.updated_at
-    assert created is not None, "GitHub always sends created_at"
-    return ThreadComment(
-        id=comment.id,
-        body=comment.body,
-        author=Author(
-            login=comment.user.login,
-            type=comment.user.type,
-            association=comment.author_association,
-            via_app=bool(comment.via_app),
-        ),
-        in_reply_to_id=getattr(comment, "in_reply_to_id", None),
-        created_at=created,
-        updated_at=comment.updated_at,
-        path=getattr(comment, "path", None),
-        line=getattr(comment, "line", None),
-    )
-
-
 def _known(deps: Deps, repo: str, number: int) -> tuple[StoredSuggestion, ...]:
     with reading(deps.engine) as conn:
         repository_id = store.repository_id(conn, repo)
         if repository_id is None:
             return ()
         return tuple(store.suggestions_of_pull(conn, repository_id, number).values())
-
-
-async def _changes(
-    client: InstallationClient, repo: str, base: str, head: str
-) -> ChangesSince | None:
-    try:
-        comparison = await client.compare(repo, base, head)
-    except Gone:  # the old head is no longer reachable (force-push): nothing to compare
-        return None
-    return ChangesSince(
-        patches={f.filename: f.patch or "" for f in comparison.files},
-        commit_authors=tuple(c.author.login for c in comparison.commits if c.author is not None),
-    )
 
 
 async def write_back(
@@ -94,11 +58,11 @@ async def write_back(
     number: int,
     head_sha: str | None = None,
     pr_author: Author | None = None,
-) -> WritebackResult | None:
+) -> PullResult | None:
     """Record what maintainers did with our suggestions on one PR; None when it has none of ours.
 
-    One list request per 100 review comments, plus one compare when the core asks for one (a
-    suggestion with replacement code predates `head_sha`).
+    One GraphQL request per 100 review threads, a permission read per unknown reactor while the
+    budget allows, plus one compare when the core asks for one (docs/writeback.md).
     """
     assert deps.github is not None, "the write-back needs the GitHub client"
     known = await asyncio.to_thread(_known, deps, repo, number)
@@ -106,19 +70,17 @@ async def write_back(
         return None
     slug = await deps.github.app_slug(deps.settings.app_slug)
     client = deps.github.installation(installation_id)
-    comments = await client.list_review_comments(repo, number)
-    state = PullState(
+    read = await read_pull(
+        client,
+        repo=repo,
+        number=number,
         app_slug=slug,
-        comments=tuple(thread_comment(c) for c in comments),
         known=known,
         read_at=datetime.fromtimestamp(deps.clock() / 1000, UTC),
         head_sha=head_sha,
         pr_author=pr_author,
     )
-    base = comparison_base(state)
-    if base is not None and head_sha is not None:
-        state = replace(state, changes=await _changes(client, repo, base, head_sha))
-    return await asyncio.to_thread(write_back_pull, deps.engine, state, now=deps.clock())
+    return await asyncio.to_thread(write_back_pull, deps.engine, read.state, now=deps.clock())
 
 
 def fix_pull(payload: Payload) -> FixPull:

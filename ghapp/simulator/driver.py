@@ -338,6 +338,14 @@ class GitHubSimulator:
         reaction, _ = issues.add_reaction(self.world, "pulls", repo, comment_id, user, content)
         return self.context.shapes.reaction(reaction)
 
+    def set_permission(self, repo: str, login: str, permission: str) -> None:
+        """What ``login`` may do in ``repo`` (admin, maintain, write, triage, read, none), as
+        ``GET …/collaborators/{login}/permission`` answers it."""
+        if permission not in {"admin", "maintain", "write", "triage", "read", "none"}:
+            raise ValueError(f"unknown permission {permission!r}")
+        with self.world.lock:
+            self.world.permissions[(repo.lower(), login.lower())] = permission
+
     def resolve_thread(self, repo: str, comment_id: int, *, by: str, resolved: bool = True) -> None:
         """Resolve (or unresolve) the thread of review comment ``comment_id``; no webhook either."""
         with self.world.lock:

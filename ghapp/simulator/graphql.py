@@ -1,5 +1,6 @@
 """`POST /graphql`, for the one query the app sends: a pull request's review threads with the
-first comment of each, its reactions and whether the thread is resolved.
+first comment of each, its reactions and whether the thread is resolved, and the pull request's
+head, author and merge.
 
 Not a GraphQL engine: a query that does not ask for `reviewThreads` of a `pullRequest` is answered
 the way GitHub answers a query it cannot run — 200 with an `errors` list and no data.
@@ -14,7 +15,7 @@ from starlette.responses import Response
 
 from ghapp.simulator import conversation
 from ghapp.simulator.endpoint import Call, Context, json_response
-from ghapp.simulator.model import ApiError, Reaction, ReviewComment
+from ghapp.simulator.model import ApiError, PullRequest, Reaction, ReviewComment
 from ghapp.simulator.shapes import iso
 from ghapp.simulator.state import World
 
@@ -89,6 +90,17 @@ def _thread(world: World, root: ReviewComment) -> Json:
     }
 
 
+def _pull(pull: PullRequest) -> Json:
+    return {
+        "headRefOid": pull.head_sha,
+        "authorAssociation": pull.author_association,
+        "author": _actor(pull.user.login, pull.user.type),
+        "merged": pull.merged,
+        "mergedAt": iso(pull.merged_at) if pull.merged_at else None,
+        "mergedBy": _actor(pull.merged_by.login, pull.merged_by.type) if pull.merged_by else None,
+    }
+
+
 def review_threads(ctx: Context, call: Call) -> Response:
     installation = ctx.require_installation(call)
     query = str(call.field("query") or "")
@@ -111,6 +123,7 @@ def review_threads(ctx: Context, call: Call) -> Response:
             if repo.installation_id != installation.id:
                 raise ApiError(404, "Not Found")
             comments = conversation.pull_review_comments(world, repo.full_name, number)
+            pull = world.pull(repo.full_name, number)
         except ApiError:
             return _failed(
                 f"Could not resolve to a PullRequest with the number of {number}.", "NOT_FOUND"
@@ -118,10 +131,12 @@ def review_threads(ctx: Context, call: Call) -> Response:
         roots = [c for c in comments if c.in_reply_to_id is None]
         page = roots[offset : offset + first]
         nodes = [_thread(world, root) for root in page]
+        facts = _pull(pull)
     last = offset + len(page) - 1
     info = {
         "hasNextPage": offset + first < len(roots),
         "endCursor": _cursor(last) if page else None,
     }
     threads = {"pageInfo": info, "nodes": nodes}
-    return json_response({"data": {"repository": {"pullRequest": {"reviewThreads": threads}}}})
+    pull_request = {**facts, "reviewThreads": threads}
+    return json_response({"data": {"repository": {"pullRequest": pull_request}}})

@@ -92,6 +92,23 @@ def get_repo(ctx: Context, call: Call) -> Response:
         return json_response(ctx.shapes.repo(ctx.world.repo(name)))
 
 
+def collaborator_permission(ctx: Context, call: Call) -> Response:
+    """A person's permission: the owner is admin, others what the test set, else `read`."""
+    name = ctx.require_repo(call)
+    login = str(call.params["login"])
+    with ctx.world.lock:
+        repo = ctx.world.repo(name)
+        if login.lower() == repo.owner.login.lower():
+            permission = "admin"
+        else:
+            permission = ctx.world.permissions.get((name.lower(), login.lower()), "read")
+        user = ctx.world.account(login, "Bot" if login.endswith("[bot]") else "User")
+        role = {"maintain": "maintain", "triage": "triage"}.get(permission, permission)
+        legacy = {"maintain": "write", "triage": "read"}.get(permission, permission)
+        shaped = {"permission": legacy, "role_name": role, "user": ctx.shapes.user(user)}
+    return json_response(shaped)
+
+
 def get_pull(ctx: Context, call: Call) -> Response:
     name = ctx.require_repo(call)
     with ctx.world.lock:
@@ -273,6 +290,7 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     ("/installation/repositories", ["GET"], list_installation_repositories),
     (REPO, ["GET"], get_repo),
     (f"{REPO}/installation", ["GET"], get_repo_installation),
+    (f"{REPO}/collaborators/{{login}}/permission", ["GET"], collaborator_permission),
     (f"{REPO}/pulls/{{number:int}}", ["GET"], get_pull),
     (f"{REPO}/pulls/{{number:int}}/files", ["GET"], list_pull_files),
     (f"{REPO}/pulls/{{number:int}}/comments", ["GET"], list_review_comments),

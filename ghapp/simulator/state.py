@@ -89,6 +89,8 @@ class World:
         self.reactions: dict[int, Reaction] = {}
         # Root review comment id -> who resolved its thread.
         self.resolved_threads: dict[int, Account] = {}
+        # (repository, login) -> permission: admin, maintain, write, triage, read, none.
+        self.permissions: dict[tuple[str, str], str] = {}
         self.tokens: dict[str, IssuedToken] = {}
         self.app_owner = self.account(f"{app_slug}-owner", "Organization")
         self.bot = self.account(f"{app_slug}[bot]", "Bot")

@@ -99,18 +99,24 @@ def test_no_applied_decision_without_the_changes_or_a_maintainers_commit() -> No
     assert decide_pull(replace(state, changes=elsewhere)).decisions == ()
 
 
-def test_replies_come_first_then_applied_suggestions() -> None:
+def test_one_decision_per_thread_the_reply_before_the_applied_block() -> None:
     state = pull(
         comment(100, "s1"),
         comment(200, "s2"),
         reply(1, "accept", 200),
+        reply(2, "dismiss style", 100),
         known=(with_block("s1"), stored_suggestion("s2")),
     )
     changes = ChangesSince({"src/app.py": PATCH}, ("octocat",))
     decided = decide_pull(replace(state, changes=changes))
-    assert [(d.suggestion_id, d.source) for d in decided.decisions] == [
-        ("s2", Source.REPLY),
+    assert [(d.suggestion_id, d.source, d.decision) for d in decided.decisions] == [
+        ("s1", Source.REPLY, "dismissed"),
+        ("s2", Source.REPLY, "accepted"),
+    ]
+    applied = decide_pull(replace(state, comments=state.comments[:3], changes=changes))
+    assert [(d.suggestion_id, d.source) for d in applied.decisions] == [
         ("s1", Source.APPLIED),
+        ("s2", Source.REPLY),
     ]
 
 

@@ -1,0 +1,175 @@
+"""Reading what a pull request shows now for the write-back: threads, reactions, merge, maintainers."""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from continual.decide import Author, ThreadComment
+from continual.pull import (
+    ChangesSince,
+    PullState,
+    comparison_base,
+    needs_signals,
+    unknown_actors,
+)
+from continual.signals import Merge, Reaction
+from continual.stored import StoredSuggestion
+from ghapp.github.errors import Gone
+from ghapp.github.installation import MAINTAINER_PERMISSIONS, InstallationClient
+from ghapp.github.threads import PullThreads
+from ghapp.github.values import IssueComment, ReviewComment
+
+log = logging.getLogger(__name__)
+
+# GraphQL's ReactionContent as the REST names the core reads.
+REACTION_NAMES = {"THUMBS_UP": "+1", "THUMBS_DOWN": "-1", "EYES": "eyes"}
+PAGE = 100
+
+
+@dataclass(frozen=True)
+class Read:
+    """A pull request as read, and how many requests the reading cost."""
+
+    state: PullState
+    requests: int
+    permission_reads: int
+
+
+def thread_comment(comment: ReviewComment | IssueComment) -> ThreadComment:
+    """GitHub's comment as the plain value the decision rules read (edited bodies as they read now)."""
+    created = comment.created_at or comment.updated_at
+    assert created is not None, "GitHub always sends created_at"
+    return ThreadComment(
+        id=comment.id,
+        body=comment.body,
+        author=Author(
+            login=comment.user.login,
+            type=comment.user.type,
+            association=comment.author_association,
+            via_app=bool(comment.via_app),
+        ),
+        in_reply_to_id=getattr(comment, "in_reply_to_id", None),
+        created_at=created,
+        updated_at=comment.updated_at,
+        path=getattr(comment, "path", None),
+        line=getattr(comment, "line", None),
+    )
+
+
+def _reactions(read: PullThreads) -> dict[int, tuple[Reaction, ...]]:
+    return {
+        thread.comment_id: tuple(
+            Reaction(
+                r.login, r.is_bot, REACTION_NAMES.get(r.content, r.content.lower()), r.created_at
+            )
+            for r in thread.reactions
+        )
+        for thread in read.threads
+        if thread.reactions
+    }
+
+
+def _merge(read: PullThreads) -> Merge | None:
+    if read.merged_by is None or read.merged_at is None:
+        return None
+    return Merge(read.merged_by.login, read.merged_by.is_bot, read.merged_at)
+
+
+def budget(comments: int) -> int:
+    """What one write-back may spend: ⌈(suggestions + replies) / 100⌉ + 2 requests."""
+    return math.ceil(max(comments, 1) / PAGE) + 2
+
+
+async def _maintainers(
+    client: InstallationClient, repo: str, logins: tuple[str, ...], allowed: int
+) -> frozenset[str]:
+    """The logins a permission read finds to be maintainers, at most `allowed` reads (most recent
+    reactors first); the others count as contributors this run."""
+    found = set()
+    for login in logins[: max(allowed, 0)]:
+        if await client.collaborator_permission(repo, login) in MAINTAINER_PERMISSIONS:
+            found.add(login)
+    if len(logins) > allowed:
+        log.info(
+            "permission reads over budget", extra={"repo": repo, "skipped": len(logins) - allowed}
+        )
+    return frozenset(found)
+
+
+async def _changes(
+    client: InstallationClient, repo: str, base: str, head: str
+) -> ChangesSince | None:
+    try:
+        comparison = await client.compare(repo, base, head)
+    except Gone:  # the old head is no longer reachable (force-push): nothing to compare
+        return None
+    return ChangesSince(
+        patches={f.filename: f.patch or "" for f in comparison.files},
+        commit_authors=tuple(c.author.login for c in comparison.commits if c.author is not None),
+    )
+
+
+def _facts(state: PullState, read: PullThreads) -> PullState:
+    """The state with what the GraphQL read adds: reactions, resolutions, the merge, and the head
+    and author as they are now."""
+    author = state.pr_author
+    if read.author is not None:
+        kind = "Bot" if read.author.is_bot else "User"
+        author = Author(read.author.login, kind, read.author_association)
+    return replace(
+        state,
+        head_sha=read.head_sha or state.head_sha,
+        pr_author=author,
+        reactions=_reactions(read),
+        resolved={t.comment_id: t.resolved_by for t in read.threads if t.resolved_by},
+        merge=_merge(read),
+    )
+
+
+async def read_pull(
+    client: InstallationClient,
+    *,
+    repo: str,
+    number: int,
+    app_slug: str,
+    known: tuple[StoredSuggestion, ...],
+    read_at: datetime,
+    head_sha: str | None,
+    pr_author: Author | None,
+) -> Read:
+    """The review comments (one request per 100); the threads' reactions, resolutions and the
+    merge with one GraphQL request per 100 threads unless every thread is decided by a reply;
+    a permission read per unknown reactor while the budget allows; and one compare when the core
+    asks for one (docs/writeback.md, "What a write-back costs")."""
+    comments = await client.list_review_comments(repo, number)
+    requests = math.ceil(max(len(comments), 1) / PAGE)
+    state = PullState(
+        app_slug=app_slug,
+        comments=tuple(thread_comment(c) for c in comments),
+        known=known,
+        read_at=read_at,
+        head_sha=head_sha,
+        pr_author=pr_author,
+    )
+    permission_reads = 0
+    if needs_signals(state):
+        read = await client.pull_threads(repo, number)
+        requests += max(1, math.ceil(len(read.threads) / PAGE))
+        state = _facts(state, read)
+        unknown = unknown_actors(state)
+        if unknown:
+            known_ids = {s.comment_id for s in known}
+            ours = sum(1 for c in comments if {c.id, c.in_reply_to_id} & known_ids)
+            compare = comparison_base(replace(state, maintainers=frozenset(unknown))) is not None
+            allowed = max(budget(ours) - requests - compare, 0)
+            state = replace(state, maintainers=await _maintainers(client, repo, unknown, allowed))
+            permission_reads = min(len(unknown), allowed)
+            requests += permission_reads
+    base = comparison_base(state)
+    if base is not None and state.head_sha is not None:
+        state = replace(state, changes=await _changes(client, repo, base, state.head_sha))
+        requests += 1
+    return Read(state, requests, permission_reads)
