@@ -272,3 +272,23 @@ def write_back_fix_pull(
     if decision is None:
         return None
     return apply_decisions(engine, [decision], source=Source.FIX_PR, now=now)
+
+
+def thread_receipts(engine: Engine, suggestion_ids: Iterable[str]) -> dict[str, StoredReceipt]:
+    """Each suggestion's current thread decision (the strongest signal's receipt, if several)."""
+    ids = list(suggestion_ids)
+    if not ids:
+        return {}
+    rank = {source.value: index for index, source in enumerate(THREAD_SOURCES)}
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(Receipt).where(
+                Receipt.suggestion_id.in_(ids),
+                Receipt.superseded.is_(False),
+                Receipt.source.in_(list(rank)),
+            )
+        ).all()
+    found: dict[str, StoredReceipt] = {}
+    for receipt in sorted((StoredReceipt.of(r) for r in rows), key=lambda r: -rank[r.source]):
+        found[receipt.suggestion_id] = receipt
+    return found

@@ -23,10 +23,12 @@ from continual.writeback import (
 )
 from ghapp.db import reading
 from ghapp.deps import Deps
+from ghapp.handlers.acknowledge import acknowledge
 from ghapp.handlers.pullstate import read_pull, thread_comment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
+from review.config import WritebackSettings
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +82,24 @@ async def write_back(
         head_sha=head_sha,
         pr_author=pr_author,
     )
-    return await asyncio.to_thread(write_back_pull, deps.engine, read.state, now=deps.clock())
+    result = await asyncio.to_thread(write_back_pull, deps.engine, read.state, now=deps.clock())
+    config = deps.review_config
+    settings = config.writeback if config is not None else WritebackSettings()
+    acknowledged = await acknowledge(
+        client, deps.engine, repo=repo, state=read.state, result=result, mode=settings.acknowledge
+    )
+    log.info(
+        "write-back read",
+        extra={
+            "repo": repo,
+            "pr": number,
+            "requests": read.requests,
+            "permission_reads": read.permission_reads,
+            "resolved": len(result.decided.resolved),
+            "acknowledged": acknowledged.requests,
+        },
+    )
+    return result
 
 
 def fix_pull(payload: Payload) -> FixPull:

@@ -305,8 +305,10 @@ def test_write_back_of_a_pull_named_by_repository_and_number(app: Harness) -> No
     )
     assert result is not None and (result.decisions, result.changed) == (1, 1)
     assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "accepted")]
-    reads = [r.path for r in app.sim.requests() if r.path.startswith("/repos/")]
+    reads = [r.path for r in app.sim.requests("GET") if r.path.startswith("/repos/")]
     assert reads == [f"/repos/{REPO}/pulls/{number}/comments"]
+    edits = [r.path for r in app.sim.requests("PATCH")]
+    assert edits == [f"/repos/{REPO}/pulls/comments/{comment}"], "the status of the decision"
 
 
 def test_write_back_of_a_pull_without_our_suggestions_asks_github_nothing(app: Harness) -> None:

@@ -1,0 +1,85 @@
+"""The status block the app keeps at the end of its own suggestion comment: what was recorded,
+by whom, from which signal, and how to change it (docs/writeback.md, "Seeing and correcting")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from continual.stored import StoredReceipt
+
+STATUS_MARKER = "<!-- hindsight:status -->"
+SOURCE_WORDS = {
+    "reply": "a reply",
+    "reaction": "a reaction on this comment",
+    "applied": "this suggestion, committed as it was",
+    "merged_author_fix": "the author's fix, merged",
+}
+RECORDED = "**Hindsight recorded:** {decision}{reason} — by @{actor}, from {source} (`{rule}`)."
+NOTHING = "**Hindsight recorded:** no decision now (what decided was undone, edited or deleted)."
+HOW_TO_CHANGE = (
+    "To change it: edit or delete the reply that decided, reply `undo` (maintainers), or reply "
+    "with a command: `accept`, or `dismiss <reason>` with one of false-positive, wont-fix, "
+    "not-applicable, duplicate, out-of-scope, style."
+)
+
+
+@dataclass(frozen=True)
+class ThreadStatus:
+    """One suggestion comment as the app reads it now, with its thread's current receipt."""
+
+    suggestion_id: str
+    comment_id: int
+    body: str
+    receipt: StoredReceipt | None
+
+
+@dataclass(frozen=True)
+class StatusEdit:
+    """A new body for one of the app's suggestion comments."""
+
+    suggestion_id: str
+    comment_id: int
+    body: str
+
+
+def render_status(receipt: StoredReceipt | None) -> str:
+    """The block that follows STATUS_MARKER: the recorded decision, or that none is recorded.
+
+    Made only of values the app chose (decision, reason, login, source, rule), never of anyone's
+    words: a reply's text cannot inject anything here.
+    """
+    if receipt is None:
+        return f"{NOTHING}\n\n{HOW_TO_CHANGE}"
+    line = RECORDED.format(
+        decision=receipt.decision,
+        reason=f" ({receipt.reason})" if receipt.reason else "",
+        actor=receipt.actor or "unknown",
+        source=SOURCE_WORDS.get(receipt.source, receipt.source),
+        rule=receipt.rule or receipt.source,
+    )
+    return f"{line}\n\n{HOW_TO_CHANGE}"
+
+
+def without_status(body: str) -> str:
+    """The body before its status block (the app's own comment carries at most one)."""
+    head, _, _ = body.partition(STATUS_MARKER)
+    return head.rstrip()
+
+
+def with_status(body: str, receipt: StoredReceipt | None) -> str:
+    """The body with exactly one status block at its end, replacing the one it had."""
+    return f"{without_status(body)}\n\n{STATUS_MARKER}\n{render_status(receipt)}"
+
+
+def status_edits(threads: Iterable[ThreadStatus]) -> list[StatusEdit]:
+    """The comments whose status no longer says what is recorded: one edit per changed decision,
+    none for a thread that never had a decision and none when the status is already right."""
+    edits = []
+    for thread in threads:
+        if thread.receipt is None and STATUS_MARKER not in thread.body:
+            continue
+        body = with_status(thread.body, thread.receipt)
+        if body != thread.body:
+            edits.append(StatusEdit(thread.suggestion_id, thread.comment_id, body))
+    return edits

@@ -1,0 +1,94 @@
+"""Showing maintainers what the write-back recorded: the status block on the app's own
+suggestion comment, or 👀 on the reply that decided (`[writeback] acknowledge`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import Engine
+
+from continual.decide import is_app_bot
+from continual.pull import PullState
+from continual.status import ThreadStatus, status_edits
+from continual.values import Source
+from continual.writeback import PullResult, thread_receipts
+from ghapp.github.errors import Gone, Rejected
+from ghapp.github.installation import InstallationClient
+from review.config import Acknowledge
+
+log = logging.getLogger(__name__)
+
+SEEN = "eyes"
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledged:
+    """What the acknowledgement asked GitHub for: edits made, reactions added, comments gone."""
+
+    edits: int = 0
+    reactions: int = 0
+    gone: int = 0
+
+    @property
+    def requests(self) -> int:
+        return self.edits + self.reactions + self.gone
+
+
+def _threads(engine: Engine, state: PullState, result: PullResult) -> list[ThreadStatus]:
+    """The app's own suggestion comments of the threads read, with their current receipt."""
+    comment_of = {s.id: s.comment_id for s in state.known if s.comment_id is not None}
+    by_id = {c.id: c for c in state.comments if is_app_bot(c.author, bot_login=state.bot_login)}
+    receipts = thread_receipts(engine, result.decided.threads)
+    threads = []
+    for suggestion_id in result.decided.threads:
+        comment = by_id.get(comment_of.get(suggestion_id, -1))
+        if comment is not None:
+            receipt = receipts.get(suggestion_id)
+            threads.append(ThreadStatus(suggestion_id, comment.id, comment.body, receipt))
+    return threads
+
+
+async def _edit(client: InstallationClient, repo: str, comment_id: int, body: str) -> bool:
+    """Rewrite one status; False when the comment is gone (deleted since it was read)."""
+    try:
+        await client.edit_review_comment(repo, comment_id, body)
+    except Gone:
+        log.info("status not written: suggestion comment gone", extra={"repo": repo})
+        return False
+    except Rejected as exc:
+        log.warning("status not written", extra={"repo": repo, "status": exc.status})
+    return True
+
+
+async def _eyes(client: InstallationClient, repo: str, reply_id: int) -> bool:
+    try:
+        await client.add_reaction(repo, reply_id, SEEN)
+    except Gone:
+        return False
+    return True
+
+
+async def acknowledge(
+    client: InstallationClient,
+    engine: Engine,
+    *,
+    repo: str,
+    state: PullState,
+    result: PullResult,
+    mode: Acknowledge,
+) -> Acknowledged:
+    """One request per changed decision, none when nothing changed: the status block of each
+    suggestion comment whose status no longer says what is recorded ("comment"), or 👀 on each
+    maintainer reply that newly decided ("reaction"), or nothing ("off")."""
+    if mode is Acknowledge.OFF:
+        return Acknowledged()
+    if mode is Acknowledge.REACTION:
+        replies = [d.reply_id for d in result.changes if d.source is Source.REPLY and d.reply_id]
+        done = [await _eyes(client, repo, reply_id) for reply_id in replies]
+        return Acknowledged(reactions=sum(done), gone=len(done) - sum(done))
+    threads = await asyncio.to_thread(_threads, engine, state, result)
+    edits = status_edits(threads)
+    written = [await _edit(client, repo, edit.comment_id, edit.body) for edit in edits]
+    return Acknowledged(edits=sum(written), gone=len(written) - sum(written))
