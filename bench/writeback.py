@@ -1,8 +1,11 @@
-"""Write-back bars: GitHub requests per write-back, and how fast threads are decided and applied.
+"""Write-back bars: GitHub requests per write-back, its acknowledgements, the coalescing of a
+burst, and how fast threads are decided and applied.
 
 Run: `python bench/writeback.py`. For S ∈ {10, 100, 500} suggestions with 4 replies each, a real
 write-back runs against the GitHub simulator over HTTP and a SQLite store; the requests it makes
-are counted against the budget ⌈(S+R)/100⌉ + 2. Then 50,000 synthetic threads are decided.
+are counted against the budget ⌈(S+R)/100⌉ + 2, and its acknowledgements (status edits, outside
+the budget) beside it, then again over the unchanged PR. Then the whole app on loopback gets 20
+replies in 2 s and the write-back runs are counted. Then 50,000 synthetic threads are decided.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ import math
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from sqlalchemy import Engine, func, select
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -31,18 +37,27 @@ from ghapp.github.client import GitHubClient  # noqa: E402
 from ghapp.handlers.writeback import write_back  # noqa: E402
 from ghapp.settings import Settings  # noqa: E402
 from ghapp.simulator import GitHubSimulator, generate_app_key  # noqa: E402
+from ghapp.tables import Job, JobState  # noqa: E402
 
 APP_ID = 4242
 REPO = "bench-org/service"
 REPLIES = 4
 SIZES = (10, 100, 500)
+BUSY = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.WAITING.value)
 REPLY_TEXTS = ("accept", "dismiss style", "why is this needed?", "Good catch, fixed.")
 
 
-def run_one(
-    sim: GitHubSimulator, client: GitHubClient, workdir: Path, size: int
-) -> tuple[int, int, float]:
-    """Plant `size` suggestions with REPLIES replies each; answer (requests, receipts, seconds)."""
+@dataclass(frozen=True)
+class Run:
+    requests: int  # within the budget: everything but the acknowledgements
+    changed: int
+    seconds: float
+    acknowledgements: int  # status edits, one per changed decision
+    again: int  # every request of a second write-back over the unchanged PR
+
+
+def run_one(sim: GitHubSimulator, client: GitHubClient, workdir: Path, size: int) -> Run:
+    """Plant `size` suggestions with REPLIES replies each and write back twice."""
     pull = sim.open_pull(REPO, files={"src/app.py": "@@ -1,1 +1,2 @@\n import os\n+x = 1"})
     number = int(pull["number"])
     url = f"sqlite:///{workdir / f'writeback-{size}.db'}"
@@ -103,16 +118,68 @@ def run_one(
                 ),
                 now=0,
             )
+            store.set_comment_id(conn, sid, comment["id"])
     settings = Settings(database_url=url, app_slug="hindsight", store_dir=workdir)
     deps = build_deps(settings, engine=engine, github=client)
     sim.reset_log()
     started = time.perf_counter()
     result = asyncio.run(write_back(deps, installation_id=1, repo=REPO, number=number))
     seconds = time.perf_counter() - started
-    requests = len(sim.requests())
+    acknowledgements = len(sim.requests("PATCH"))
+    requests = len(sim.requests()) - acknowledgements
+    sim.reset_log()
+    asyncio.run(write_back(deps, installation_id=1, repo=REPO, number=number))
+    again = len(sim.requests())
     engine.dispose()
     assert result is not None, "the suggestions were planted on this PR"
-    return requests, result.changed, seconds
+    return Run(requests, result.changed, seconds, acknowledgements, again)
+
+
+def burst(workdir: Path, replies: int = 20, window_s: float = 2.0) -> tuple[int, int, float, float]:
+    """`replies` maintainer replies within `window_s` on one PR of the running app (the default
+    coalescing window, 2 s): answer (write-back runs, acknowledgement requests, seconds until
+    the last reply was sent, seconds until every job ran)."""
+    from tests.support.app_harness import running_app
+
+    url = f"sqlite:///{workdir / 'burst.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    window = Settings.model_fields["writeback_coalesce_ms"].default
+    with running_app(engine, url, workdir / "burst", writeback_coalesce_ms=window) as app:
+        files = {"src/app.py": "@@ -1,1 +1,2 @@\n import os\n+x = 1"}
+        number = int(app.sim.open_pull(app_repo(), files=files)["number"])
+        app.settle()
+        _, comment = app.plant_suggestion(number)
+        app.sim.reset_log()
+        started = time.perf_counter()
+        for index in range(replies):
+            text = "Done, thanks!" if index == replies - 1 else f"looking at case {index}"
+            app.sim.reply(
+                app_repo(), number, comment, text, author="olivia", author_association="OWNER"
+            )
+            due = started + (index + 1) * window_s / (replies + 2)  # well inside the window
+            time.sleep(max(0.0, due - time.perf_counter()))
+        sent = time.perf_counter() - started
+        while not idle(engine):
+            time.sleep(0.05)
+        seconds = time.perf_counter() - started
+        runs = len(app.sim.requests("GET", f"/pulls/{number}/comments"))
+        acknowledgements = len(app.sim.requests("PATCH"))
+    engine.dispose()
+    return runs, acknowledgements, sent, seconds
+
+
+def idle(engine: Engine) -> bool:
+    """No job is queued, running or waiting, due or not."""
+    with engine.connect() as conn:
+        busy = select(func.count()).select_from(Job).where(Job.state.in_(BUSY))
+        return conn.execute(busy).scalar_one() == 0
+
+
+def app_repo() -> str:
+    from tests.support.simulator import REPO as HARNESS_REPO
+
+    return HARNESS_REPO
 
 
 def main() -> int:
@@ -129,13 +196,24 @@ def main() -> int:
         asyncio.run(client.installation_token(1))  # the token mint is its own, once per ~55 min
         print(f"write-back: S suggestions × {REPLIES} replies, simulator over HTTP, SQLite store")
         for size in SIZES:
-            requests, changed, seconds = run_one(sim, client, Path(tmp), size)
+            run = run_one(sim, client, Path(tmp), size)
             budget = math.ceil(size * (1 + REPLIES) / 100) + 2
             print(
-                f"  S={size:<4} R={size * REPLIES:<5} requests {requests} (budget {budget}), "
-                f"{changed} receipts, {seconds * 1000:.0f} ms"
+                f"  S={size:<4} R={size * REPLIES:<5} requests {run.requests} (budget {budget}), "
+                f"{run.changed} receipts, {run.seconds * 1000:.0f} ms; acknowledgements "
+                f"{run.acknowledgements} status edits (outside the budget); unchanged again: "
+                f"{run.again} requests"
             )
-            lines.append(bar(f"writeback-requests-s{size}", requests, "requests", "<=", budget))
+            lines.append(bar(f"writeback-requests-s{size}", run.requests, "requests", "<=", budget))
+            lines.append(
+                bar(f"writeback-acks-s{size}", run.acknowledgements, "edits", "<=", run.changed)
+            )
+        runs, acknowledgements, sent, seconds = burst(Path(tmp))
+        print(
+            f"  burst: 20 replies sent in {sent:.2f} s -> {runs} write-back run(s), "
+            f"{acknowledgements} acknowledgement request(s), all done after {seconds:.1f} s"
+        )
+        lines.append(bar("writeback-coalesced-runs", runs, "runs", "<=", 1))
     texts = [str(json.loads(line)["text"]) for line in CORPUS.read_text().splitlines() if line]
     pull = synthetic_pull(texts)
     started = time.perf_counter()
