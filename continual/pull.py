@@ -60,6 +60,7 @@ class PullState:
     resolved: Mapping[int, str] = field(default_factory=dict)
     merge: Merge | None = None
     maintainers: frozenset[str] = frozenset()
+    reactions_read: bool = True  # False when GitHub would not answer the reactions read
 
     @property
     def bot_login(self) -> str:

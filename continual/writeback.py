@@ -223,7 +223,10 @@ def write_back_pull(engine: Engine, state: PullState, *, now: int) -> PullResult
     for suggestion_id in decided.threads:
         if suggestion_id in decided_ids:
             continue
-        sources = THREAD_SOURCES if suggestion_id in undone else CONVERSATION_SOURCES
+        if suggestion_id in undone:
+            sources: tuple[Source, ...] = THREAD_SOURCES
+        else:
+            sources = CONVERSATION_SOURCES if state.reactions_read else (Source.REPLY,)
 
         def clear(conn: Connection, sid: str = suggestion_id, which: Any = sources) -> bool:
             entry_id = store.retract(conn, sid, which)

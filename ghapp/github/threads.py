@@ -138,6 +138,13 @@ def parse_page(data: Any, what: str, now: datetime) -> tuple[PullThreads, str | 
     pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest")
     if not isinstance(pull, dict):
         raise Rejected(200, what, "no such pull request")
+    try:
+        return _page(pull)
+    except (AttributeError, TypeError, ValueError, KeyError) as exc:
+        raise Rejected(200, what, "a malformed answer", [str(exc)]) from exc
+
+
+def _page(pull: dict[str, Any]) -> tuple[PullThreads, str | None]:
     threads = pull.get("reviewThreads") or {}
     nodes = [node for node in threads.get("nodes") or [] if isinstance(node, dict)]
     found = [t for node in nodes if (t := _thread(node)) is not None]

@@ -17,7 +17,7 @@ from continual.pull import (
 )
 from continual.signals import Merge, Reaction
 from continual.stored import StoredSuggestion
-from ghapp.github.errors import Gone
+from ghapp.github.errors import Forbidden, Gone, Rejected
 from ghapp.github.installation import MAINTAINER_PERMISSIONS, InstallationClient
 from ghapp.github.threads import PullThreads
 from ghapp.github.values import IssueComment, ReviewComment
@@ -90,7 +90,12 @@ async def _maintainers(
     reactors first); the others count as contributors this run."""
     found = set()
     for login in logins[: max(allowed, 0)]:
-        if await client.collaborator_permission(repo, login) in MAINTAINER_PERMISSIONS:
+        try:
+            permission = await client.collaborator_permission(repo, login)
+        except (Forbidden, Rejected) as exc:  # unknown standing counts as a contributor's
+            log.warning("permission read refused", extra={"repo": repo, "error": str(exc)})
+            continue
+        if permission in MAINTAINER_PERMISSIONS:
             found.add(login)
     if len(logins) > allowed:
         log.info(
@@ -156,7 +161,15 @@ async def read_pull(
     )
     permission_reads = 0
     if needs_signals(state):
-        read = await client.pull_threads(repo, number)
+        try:
+            read = await client.pull_threads(repo, number)
+        except Rejected as exc:  # GraphQL errors, a malformed answer: replies still decide
+            log.warning(
+                "review threads not read", extra={"repo": repo, "pr": number, "error": str(exc)}
+            )
+            return await _finish(
+                client, repo, replace(state, reactions_read=False), requests + 1, 0
+            )
         requests += max(1, math.ceil(len(read.threads) / PAGE))
         state = _facts(state, read)
         unknown = unknown_actors(state)
@@ -168,6 +181,13 @@ async def read_pull(
             state = replace(state, maintainers=await _maintainers(client, repo, unknown, allowed))
             permission_reads = min(len(unknown), allowed)
             requests += permission_reads
+    return await _finish(client, repo, state, requests, permission_reads)
+
+
+async def _finish(
+    client: InstallationClient, repo: str, state: PullState, requests: int, permission_reads: int
+) -> Read:
+    """The one comparison the core asks for, if any."""
     base = comparison_base(state)
     if base is not None and state.head_sha is not None:
         state = replace(state, changes=await _changes(client, repo, base, state.head_sha))

@@ -11,6 +11,7 @@ from sqlalchemy import Engine, select
 
 from continual.tables import Receipt
 from ghapp.db import reading
+from ghapp.tables import Job
 from tests.support.app_harness import Harness, running_app
 from tests.support.simulator import REPO
 
@@ -224,3 +225,44 @@ def test_budget_with_reactions_and_a_permission_read(app: Harness) -> None:
     assert any("/permission" in r.path for r in used) and any("/graphql" in r.path for r in used)
     assert [row[3] for row in current(app)] == ["reaction"]
     assert len(app.sim.requests("PATCH")) == 1, "the acknowledgement, outside the budget"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"errors": [{"type": "INTERNAL", "message": "Something went wrong"}]},
+        {"data": {"repository": {"pullRequest": {"reviewThreads": {"nodes": [{"comments": 1}]}}}}},
+    ],
+    ids=["graphql-errors", "malformed"],
+)
+def test_an_unreadable_reactions_answer_keeps_what_reactions_decided(
+    app: Harness, answer: dict[str, object]
+) -> None:
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number)
+    other, other_comment = app.plant_suggestion(number, title="Another unchecked value")
+    say(app, number, comment, "Hm.")
+    react(app, comment, "+1", by="octocat")
+    run(app, number)
+    assert current(app) == [(sid, "accepted", None, "reaction", "octocat")]
+    app.sim.inject("POST", r"^/graphql$", status=200, body=answer)
+    say(app, number, other_comment, "dismiss duplicate")
+    assert sorted(current(app)) == [
+        (sid, "accepted", None, "reaction", "octocat"),
+        (other, "dismissed", "duplicate", "reply", "octocat"),
+    ]
+
+
+def test_a_refused_permission_read_counts_the_reactor_as_a_contributor(app: Harness) -> None:
+    number = open_pull(app)
+    _, comment = app.plant_suggestion(number)
+    app.sim.set_permission(REPO, "quiet-reviewer", "admin")
+    react(app, comment, "+1", by="quiet-reviewer")
+    app.sim.inject("GET", r"/collaborators/quiet-reviewer/permission$", status=403)
+    run(app, number)
+    assert current(app) == []
+    with reading(app.engine) as conn:
+        dead = conn.execute(select(Job.kind, Job.last_error).where(Job.state == "dead")).all()
+    assert dead == []
+    run(app, number)
+    assert [row[3] for row in current(app)] == ["reaction"], "read again on the next run"
