@@ -148,11 +148,19 @@ def needs_signals(state: PullState) -> bool:
 
 def unknown_actors(state: PullState) -> tuple[str, ...]:
     """Logins whose maintainer standing could decide a thread but that no comment vouches for:
-    👍/👎 reactors (never bots), most recent reactions first."""
+    👍/👎 reactors on our threads that no reply decides (never bots), most recent first."""
     known = _maintainers(state)
     seen: dict[str, None] = {}
+    open_threads = [
+        t.comment_id for t in _threads(state) if decide_thread(t, app_slug=state.app_slug) is None
+    ]
     reactions = sorted(
-        (r for rs in state.reactions.values() for r in rs if r.content in REACTION_RULES),
+        (
+            r
+            for comment_id in open_threads
+            for r in state.reactions.get(comment_id, ())
+            if r.content in REACTION_RULES
+        ),
         key=lambda r: r.at,
         reverse=True,
     )

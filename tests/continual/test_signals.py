@@ -159,3 +159,9 @@ def test_a_resolved_thread_is_evidence_never_a_decision() -> None:
 def test_unspecified_is_no_typed_reason() -> None:
     assert Reason.UNSPECIFIED not in set(TYPED_REASONS.values())
     assert classify_reply("dismiss unspecified", app_slug=SLUG) is None
+
+
+def test_no_one_is_asked_about_a_thread_a_reply_decides() -> None:
+    reactions = {100: (thumbs("+1", "quiet", 10),), 999: (thumbs("+1", "elsewhere", 10),)}
+    assert unknown_actors(state(reply(101, "accept", OWNER, 5), reactions=reactions)) == ()
+    assert unknown_actors(state(reactions=reactions)) == ("quiet",), "only our threads"
