@@ -34,8 +34,9 @@ from ghapp.db import reading
 
 MAX_QUERY_VALUES = 64
 
-# Far above any real revision, and within a 64-bit column on every database.
-MAX_REVISION = 2**62
+# Far above any real revision; the next one (expected + 1) still fits the revision column
+# (32-bit on PostgreSQL).
+MAX_REVISION = 2**31 - 2
 
 
 def _preference(request: Request, caller: Caller) -> Preference:
