@@ -9,11 +9,13 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 from sqlalchemy.orm import Session
 
 from continual import store
 from continual.decide import Author, FixPull, ThreadComment
 from continual.pull import ChangesSince, PullState, comparison_base
+from continual.replies import Verdict
 from continual.stored import StoredSuggestion
 from continual.writeback import (
     WritebackResult,
@@ -29,6 +31,8 @@ from ghapp.github.values import IssueComment, ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
+from review.judging import judge_pull
+from review.seats import make_seat
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +122,34 @@ async def write_back(
     base = comparison_base(state)
     if base is not None and head_sha is not None:
         state = replace(state, changes=await _changes(client, repo, base, head_sha))
-    return await asyncio.to_thread(write_back_pull, deps.engine, state, now=deps.clock())
+    judged = await _judged(deps, state)
+    return await asyncio.to_thread(
+        write_back_pull, deps.engine, state, now=deps.clock(), judged=judged
+    )
+
+
+async def _judged(deps: Deps, state: PullState) -> Mapping[int, Verdict]:
+    """The configured judge's grounded verdicts on the replies the rules leave undecided."""
+    config = deps.review_config
+    judge = config.decisions.judge if config is not None else None
+    if config is None or judge is None:
+        return {}
+    async with httpx.AsyncClient() as http:
+        run = await judge_pull(
+            deps.engine, state, seat=make_seat(config.seat(judge), client=http), now=deps.clock()
+        )
+    if run.asked or run.deferred:
+        log.info(
+            "judge asked",
+            extra={
+                "seat": judge,
+                "asked": run.asked,
+                "failed": run.failed,
+                "kept": run.kept,
+                "deferred": run.deferred,
+            },
+        )
+    return run.verdicts
 
 
 def fix_pull(payload: Payload) -> FixPull:
