@@ -43,10 +43,7 @@ class JudgeRun:
     deferred: int = 0  # undecided replies left for a later run by the per-run bound
 
 
-async def _ask(
-    seat: TextSeat, question: Question, previous: Judgement | None, gate: asyncio.Semaphore
-) -> Judgement:
-    attempts = (previous.attempts if previous is not None else 0) + 1
+async def _ask(seat: TextSeat, question: Question, gate: asyncio.Semaphore) -> Judgement:
     name = seat.config.name
     async with gate:
         try:
@@ -57,14 +54,14 @@ async def _ask(
                 "judge failed",
                 extra={"seat": name, "reply": question.reply.id, "reason": exc.reason.value},
             )
-            return Judgement(Outcome.FAILED, None, attempts, f"{exc.reason.value}: {exc.message}")
+            return Judgement(Outcome.FAILED, None, f"{exc.reason.value}: {exc.message}")
     outcome, verdict = ground(answer, question.reply, seat=name)
     if verdict is None and outcome is not Outcome.NONE:
         log.info(
             "judge answer counts nothing",
             extra={"seat": name, "reply": question.reply.id, "outcome": outcome.value},
         )
-    return Judgement(outcome, verdict, attempts)
+    return Judgement(outcome, verdict)
 
 
 async def judge_pull(
@@ -72,8 +69,9 @@ async def judge_pull(
 ) -> JudgeRun:
     """Grounded verdicts for the maintainer replies the rules leave undecided on one PR.
 
-    Kept answers are reused (one ask per reply revision and seat); at most `limit` new asks, run
-    `PARALLEL_ASKS` at a time; every outcome is kept. A failure decides nothing and fails nothing.
+    Each reply revision is asked about once per seat: every outcome is kept, a failure too (it
+    decides nothing and fails nothing; an edit of the reply asks again). At most `limit` new asks
+    per run, `PARALLEL_ASKS` at a time, newest replies first; kept answers are reused.
     """
     questions = undecided_replies(state)
     if not questions:
@@ -92,15 +90,13 @@ async def judge_pull(
     pending: list[Question] = []
     for question in questions:
         judgement = known.get(revisions[question.reply.id])
-        if judgement is not None and judgement.verdict is not None:
-            verdicts[question.reply.id] = judgement.verdict
-        if judgement is None or not judgement.settled:
+        if judgement is None:
             pending.append(question)
+        elif judgement.verdict is not None:
+            verdicts[question.reply.id] = judgement.verdict
     asking = pending[:limit]
     gate = asyncio.Semaphore(PARALLEL_ASKS)
-    answers = await asyncio.gather(
-        *(_ask(seat, q, known.get(revisions[q.reply.id]), gate) for q in asking)
-    )
+    answers = await asyncio.gather(*(_ask(seat, question, gate) for question in asking))
 
     def write() -> None:
         with engine.begin() as conn:

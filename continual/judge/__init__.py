@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from continual.judge.cache import (
-    MAX_ATTEMPTS,
     Judgement,
     JudgeVerdictRow,
     Revision,
@@ -14,7 +13,6 @@ from continual.judge.grounding import RULE_PREFIX, JudgeAnswer, Outcome, ground,
 from continual.judge.questions import Question, undecided_replies
 
 __all__ = [
-    "MAX_ATTEMPTS",
     "RULE_PREFIX",
     "JudgeAnswer",
     "JudgeVerdictRow",

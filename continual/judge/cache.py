@@ -1,4 +1,4 @@
-"""The judge's answers, kept per reply revision so a reply is asked about once."""
+"""The judge's answers, kept per reply revision so that each revision is asked about once."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from sqlalchemy import (
     UniqueConstraint,
     insert,
     select,
-    update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
@@ -27,10 +26,6 @@ from continual.judge.grounding import Outcome, judge_rule
 from continual.orm import Base
 from continual.replies import Verdict
 from continual.values import Decision, Reason
-
-# A revision whose asks all failed (timeout, HTTP error, invalid answer) is asked again on later
-# runs until it has failed this many times; an answer, whatever it decides, is final.
-MAX_ATTEMPTS = 3
 
 
 class JudgeVerdictRow(Base):
@@ -60,7 +55,6 @@ class JudgeVerdictRow(Base):
     reason: Mapped[str | None] = mapped_column(String(40))
     quote: Mapped[str | None] = mapped_column(Text)
     detail: Mapped[str | None] = mapped_column(Text)
-    attempts: Mapped[int] = mapped_column(Integer)
     asked_ms: Mapped[int] = mapped_column(BigInteger)
 
 
@@ -81,17 +75,12 @@ class Revision:
 
 @dataclass(frozen=True)
 class Judgement:
-    """A kept answer: its outcome, the verdict it grounds (if any) and how often it was asked."""
+    """What came of asking about one reply revision: the outcome, the verdict it grounds (if
+    any) and, for a failure, what went wrong. Every outcome is final for that revision."""
 
     outcome: Outcome
     verdict: Verdict | None
-    attempts: int
     detail: str | None = None
-
-    @property
-    def settled(self) -> bool:
-        """Whether the revision is never asked about again."""
-        return self.outcome is not Outcome.FAILED or self.attempts >= MAX_ATTEMPTS
 
 
 def _verdict(row: Row[Any]) -> Verdict | None:
@@ -122,9 +111,7 @@ def judgements(
     for row in rows:
         revision = Revision(row.reply_id, row.reply_updated_ms, row.body_sha256)
         if revision in wanted:
-            found[revision] = Judgement(
-                Outcome(row.outcome), _verdict(row), row.attempts, row.detail
-            )
+            found[revision] = Judgement(Outcome(row.outcome), _verdict(row), row.detail)
     return found
 
 
@@ -138,25 +125,15 @@ def keep(
     judgement: Judgement,
     now: int,
 ) -> None:
-    """Keep what came of one ask: a failure counts an attempt, an answer replaces a failure."""
+    """Keep what came of one ask; a revision kept already (by a concurrent run) keeps its own."""
     verdict = judgement.verdict
     values = {
         "outcome": judgement.outcome.value,
         "reason": verdict.reason.value if verdict is not None and verdict.reason else None,
         "quote": verdict.span if verdict is not None else None,
         "detail": judgement.detail,
-        "attempts": judgement.attempts,
         "asked_ms": now,
     }
-    key = (
-        (JudgeVerdictRow.repository_id == repository_id)
-        & (JudgeVerdictRow.seat == seat)
-        & (JudgeVerdictRow.reply_id == revision.reply_id)
-        & (JudgeVerdictRow.reply_updated_ms == revision.updated_ms)
-        & (JudgeVerdictRow.body_sha256 == revision.body_sha256)
-    )
-    if conn.execute(update(JudgeVerdictRow).where(key).values(**values)).rowcount:
-        return
     row = {
         "account_id": account_id,
         "repository_id": repository_id,

@@ -29,7 +29,6 @@ def upgrade() -> None:
         sa.Column("reason", sa.String(length=40), nullable=True),
         sa.Column("quote", sa.Text(), nullable=True),
         sa.Column("detail", sa.Text(), nullable=True),
-        sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("asked_ms", sa.BigInteger(), nullable=False),
         sa.ForeignKeyConstraint(
             ["account_id"],
