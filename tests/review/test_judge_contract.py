@@ -5,19 +5,21 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
 
 from continual.judge import JudgeAnswer, undecided_replies
+from continual.pull import PullState
 from continual.values import Decision
 from review.config import SeatConfig, SeatKind
 from review.contract import CallFailed, FailureReason
 from review.judge import SCHEMA, SYSTEM_PROMPT, build_judge_request, parse_judge_answer
 from review.judging import judge_pull
-from review.seats import make_seat
+from review.seats import TextSeat, make_seat
 from tests.continual.test_pull import CONTRIBUTOR, comment, pull, reply
-from tests.support.judge_seat import command_judge
+from tests.support.judge_seat import JudgeSeat, command_judge
 from tests.support.seat_servers import API_KEY, MODEL, Provider, openai_app, serve
 from tests.support.store import seed_tenant, stored_suggestion
 
@@ -27,13 +29,13 @@ SECOND = "Let me look at the tracing output first."
 THIRD = "The staging config covers this path with its own guard."
 
 
-def state_with(*bodies: str):  # type: ignore[no-untyped-def]
+def state_with(*bodies: str) -> PullState:
     comments = [comment(100, "s1"), reply(1, "why?", 100, author=CONTRIBUTOR)]
     comments += [reply(10 + i, body, 100) for i, body in enumerate(bodies)]
     return pull(*comments, known=KNOWN)
 
 
-def command_seat(tmp_path: Path, answers: dict[str, object]):  # type: ignore[no-untyped-def]
+def command_seat(tmp_path: Path, answers: dict[str, Any]) -> tuple[JudgeSeat, TextSeat]:
     judge = command_judge(tmp_path / "judge", timeout_s=5)
     judge.answer(answers)
     config = SeatConfig(
@@ -138,7 +140,7 @@ def test_a_judge_that_cannot_run_decides_nothing_and_fails_nothing(
     assert (run.verdicts, run.asked, run.failed) == ({}, 1, 1)
 
 
-def http_judge_seat(url: str, timeout_s: float = 5) -> object:
+def http_judge_seat(url: str, timeout_s: float = 5) -> TextSeat:
     config = SeatConfig(
         name="judge",
         lab="judge-labs",
@@ -164,7 +166,7 @@ def test_an_http_judge_gets_the_judge_prompt_and_its_errors_decide_nothing(engin
         provider = Provider(answer=answer)
         async with serve(openai_app(provider), provider) as url:
             seat = http_judge_seat(url)
-            run = await judge_pull(engine, state_with(FIRST), seat=seat, now=1)  # type: ignore[arg-type]
+            run = await judge_pull(engine, state_with(FIRST), seat=seat, now=1)
         [sent] = provider.requests
         system, user = sent["json"]["messages"]
         assert system["content"] == SYSTEM_PROMPT and FIRST in user["content"]
@@ -175,7 +177,7 @@ def test_an_http_judge_gets_the_judge_prompt_and_its_errors_decide_nothing(engin
             async with serve(openai_app(provider), provider) as url:
                 seat = http_judge_seat(url, timeout_s=0.5)
                 body = f"{SECOND} ({mode})"
-                run = await judge_pull(engine, state_with(body), seat=seat, now=1)  # type: ignore[arg-type]
+                run = await judge_pull(engine, state_with(body), seat=seat, now=1)
             assert (run.verdicts, run.failed) == ({}, 1), mode
 
     asyncio.run(scenario())
