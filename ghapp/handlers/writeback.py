@@ -9,7 +9,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 from sqlalchemy.orm import Session
 
 from continual import store
@@ -102,7 +101,8 @@ async def write_back(
     """Record what maintainers did with our suggestions on one PR; None when it has none of ours.
 
     One list request per 100 review comments, plus one compare when the core asks for one (a
-    suggestion with replacement code predates `head_sha`).
+    suggestion with replacement code predates `head_sha`). With a judge configured, the replies
+    no rule decides are put to it first (no GitHub request; docs/writeback.md, "The judge").
     """
     assert deps.github is not None, "the write-back needs the GitHub client"
     known = await asyncio.to_thread(_known, deps, repo, number)
@@ -134,10 +134,8 @@ async def _judged(deps: Deps, state: PullState) -> Mapping[int, Verdict]:
     judge = config.decisions.judge if config is not None else None
     if config is None or judge is None:
         return {}
-    async with httpx.AsyncClient() as http:
-        run = await judge_pull(
-            deps.engine, state, seat=make_seat(config.seat(judge), client=http), now=deps.clock()
-        )
+    # An HTTP judge opens a connection per question: most runs ask none, a few ask several.
+    run = await judge_pull(deps.engine, state, seat=make_seat(config.seat(judge)), now=deps.clock())
     if run.asked or run.deferred:
         log.info(
             "judge asked",
