@@ -127,24 +127,21 @@ def keep(
 ) -> None:
     """Keep what came of one ask; a revision kept already (by a concurrent run) keeps its own."""
     verdict = judgement.verdict
-    values = {
-        "outcome": judgement.outcome.value,
-        "reason": verdict.reason.value if verdict is not None and verdict.reason else None,
-        "quote": verdict.span if verdict is not None else None,
-        "detail": judgement.detail,
-        "asked_ms": now,
-    }
-    row = {
-        "account_id": account_id,
-        "repository_id": repository_id,
-        "seat": seat,
-        "reply_id": revision.reply_id,
-        "reply_updated_ms": revision.updated_ms,
-        "body_sha256": revision.body_sha256,
-        **values,
-    }
+    row = insert(JudgeVerdictRow).values(
+        account_id=account_id,
+        repository_id=repository_id,
+        seat=seat,
+        reply_id=revision.reply_id,
+        reply_updated_ms=revision.updated_ms,
+        body_sha256=revision.body_sha256,
+        outcome=judgement.outcome.value,
+        reason=verdict.reason.value if verdict is not None and verdict.reason else None,
+        quote=verdict.span if verdict is not None else None,
+        detail=judgement.detail,
+        asked_ms=now,
+    )
     try:
         with conn.begin_nested():
-            conn.execute(insert(JudgeVerdictRow).values(**row))
+            conn.execute(row)
     except IntegrityError:  # kept by a concurrent run in the meantime: that answer stands
         return
