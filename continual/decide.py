@@ -148,17 +148,22 @@ def _latest(
     )
 
 
-def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
+def decide_thread(
+    thread: Thread, *, app_slug: str, judged: Mapping[int, Verdict] | None = None
+) -> ThreadDecision | None:
     """The latest decision-bearing maintainer reply of a thread; None while it is discussion.
 
     Latest means by creation time, then id: an edit changes what a reply says (bodies are read as
     they are now), not where it stands in the thread. The decision's `at` is the edit time, if any.
+    `judged` holds the judge's grounded verdicts by reply id, for replies the rules leave undecided.
     """
     verdicts = []
     for reply in thread.replies:
         if not is_maintainer(reply.author):
             continue
         verdict = classify_reply(reply.body, app_slug=app_slug)
+        if verdict is None and judged:
+            verdict = judged.get(reply.id)
         if verdict is not None:
             verdicts.append((reply, verdict))
     return _latest(thread.suggestion_id, verdicts, Source.REPLY)

@@ -16,6 +16,7 @@ from continual.decide import (
     decide_thread,
     is_maintainer,
 )
+from continual.replies import Verdict
 from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
 
@@ -113,15 +114,23 @@ def _applied(state: PullState, changes: ChangesSince) -> list[ThreadDecision]:
     ]
 
 
-def decide_pull(state: PullState) -> PullDecisions:
+def decide_pull(state: PullState, *, judged: Mapping[int, Verdict] | None = None) -> PullDecisions:
     """What maintainers decided on the suggestions of one PR: replies in suggestion-comment order,
-    then suggestions applied since the comparison base (when the changes were read)."""
+    then suggestions applied since the comparison base (when the changes were read).
+
+    `judged` maps reply ids to the judge's grounded verdicts (docs/writeback.md, "The judge"); a
+    judged reply stands where it stands in its thread, so a later decision still beats it.
+    """
     threads = build_threads(
         state.comments,
         bot_login=state.bot_login,
         known_suggestion_ids={s.id for s in state.known},
     )
-    decisions = [d for t in threads if (d := decide_thread(t, app_slug=state.app_slug)) is not None]
+    decisions = [
+        d
+        for t in threads
+        if (d := decide_thread(t, app_slug=state.app_slug, judged=judged)) is not None
+    ]
     if state.changes is not None and comparison_base(state) is not None:
         decisions += _applied(state, state.changes)
     return PullDecisions(tuple(decisions), tuple(t.suggestion_id for t in threads))

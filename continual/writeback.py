@@ -16,6 +16,7 @@ from continual.associations import associate
 from continual.decide import FixPull, ThreadDecision, decide_fix_pr
 from continual.markers import parse_fix_marker
 from continual.pull import PullState, decide_pull
+from continual.replies import Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.values import Decision, Source
@@ -158,10 +159,13 @@ def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt
     return [StoredReceipt.of(row) for row in rows]
 
 
-def write_back_pull(engine: Engine, state: PullState, *, now: int) -> WritebackResult:
+def write_back_pull(
+    engine: Engine, state: PullState, *, now: int, judged: Mapping[int, Verdict] | None = None
+) -> WritebackResult:
     """Decide one PR's threads and applied suggestions and record the decisions; a thread read
-    without a reply decision loses the receipt its reply made."""
-    decided = decide_pull(state)
+    without a reply decision loses the receipt its reply made. `judged`: the judge's grounded
+    verdicts by reply id."""
+    decided = decide_pull(state, judged=judged)
     return apply_decisions(engine, decided.decisions, retract_missing=decided.threads, now=now)
 
 

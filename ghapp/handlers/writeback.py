@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from continual import store
 from continual.decide import Author, FixPull, ThreadComment
 from continual.pull import ChangesSince, PullState, comparison_base
+from continual.replies import Verdict
 from continual.stored import StoredSuggestion
 from continual.writeback import (
     WritebackResult,
@@ -29,6 +30,8 @@ from ghapp.github.values import IssueComment, ReviewComment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
+from review.judging import judge_pull
+from review.seats import make_seat
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +101,8 @@ async def write_back(
     """Record what maintainers did with our suggestions on one PR; None when it has none of ours.
 
     One list request per 100 review comments, plus one compare when the core asks for one (a
-    suggestion with replacement code predates `head_sha`).
+    suggestion with replacement code predates `head_sha`). With a judge configured, the replies
+    no rule decides are put to it first (no GitHub request; docs/writeback.md, "The judge").
     """
     assert deps.github is not None, "the write-back needs the GitHub client"
     known = await asyncio.to_thread(_known, deps, repo, number)
@@ -118,7 +122,32 @@ async def write_back(
     base = comparison_base(state)
     if base is not None and head_sha is not None:
         state = replace(state, changes=await _changes(client, repo, base, head_sha))
-    return await asyncio.to_thread(write_back_pull, deps.engine, state, now=deps.clock())
+    judged = await _judged(deps, state)
+    return await asyncio.to_thread(
+        write_back_pull, deps.engine, state, now=deps.clock(), judged=judged
+    )
+
+
+async def _judged(deps: Deps, state: PullState) -> Mapping[int, Verdict]:
+    """The configured judge's grounded verdicts on the replies the rules leave undecided."""
+    config = deps.review_config
+    judge = config.decisions.judge if config is not None else None
+    if config is None or judge is None:
+        return {}
+    # An HTTP judge opens a connection per question: most runs ask none, a few ask several.
+    run = await judge_pull(deps.engine, state, seat=make_seat(config.seat(judge)), now=deps.clock())
+    if run.asked or run.deferred:
+        log.info(
+            "judge asked",
+            extra={
+                "seat": judge,
+                "asked": run.asked,
+                "failed": run.failed,
+                "kept": run.kept,
+                "deferred": run.deferred,
+            },
+        )
+    return run.verdicts
 
 
 def fix_pull(payload: Payload) -> FixPull:
