@@ -162,12 +162,15 @@ def undo_reply(thread: Thread, *, app_slug: str) -> ThreadComment | None:
     return max(undos, key=_order, default=None)
 
 
-def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
+def decide_thread(
+    thread: Thread, *, app_slug: str, judged: Mapping[int, Verdict] | None = None
+) -> ThreadDecision | None:
     """The latest decision-bearing maintainer reply of a thread; None while it is discussion.
 
     Latest means by creation time, then id: an edit changes what a reply says (bodies are read as
     they are now), not where it stands in the thread. The decision's `at` is the edit time, if any.
-    Replies before a maintainer's `undo` no longer count.
+    Replies before a maintainer's `undo` no longer count. `judged` holds the judge's grounded
+    verdicts by reply id, for replies the rules leave undecided.
     """
     undo = undo_reply(thread, app_slug=app_slug)
     verdicts = []
@@ -177,6 +180,8 @@ def decide_thread(thread: Thread, *, app_slug: str) -> ThreadDecision | None:
         if undo is not None and _order(reply) <= _order(undo):
             continue
         verdict = classify_reply(reply.body, app_slug=app_slug)
+        if verdict is None and judged:
+            verdict = judged.get(reply.id)
         if verdict is not None:
             verdicts.append((reply, verdict))
     return _latest(thread.suggestion_id, verdicts, Source.REPLY)

@@ -19,6 +19,7 @@ from continual.decide import (
     is_maintainer,
     undo_reply,
 )
+from continual.replies import Verdict
 from continual.signals import (
     REACTION_RULES,
     Merge,
@@ -212,11 +213,12 @@ def _decide(
     thread: Thread,
     applied: Mapping[str, ThreadDecision],
     maintainers: set[str],
+    judged: Mapping[int, Verdict] | None,
 ) -> ThreadDecision | None:
     """One thread's decision, by precedence: reply, reaction, applied, the author's merged fix."""
     slug = state.app_slug
     undo = undo_reply(thread, app_slug=slug)
-    reply = decide_thread(thread, app_slug=slug)
+    reply = decide_thread(thread, app_slug=slug, judged=judged)
     if reply is not None:
         return reply
     reactions = state.reactions.get(thread.comment_id, ())
@@ -243,10 +245,14 @@ def _decide(
     )
 
 
-def decide_pull(state: PullState) -> PullDecisions:
+def decide_pull(state: PullState, *, judged: Mapping[int, Verdict] | None = None) -> PullDecisions:
     """What maintainers decided on the suggestions of one PR: one decision per thread, the
     strongest signal of each (docs/writeback.md); applied suggestions and fixes only when the
-    changes were read."""
+    changes were read.
+
+    `judged` maps reply ids to the judge's grounded verdicts (docs/writeback.md, "The judge"); a
+    judged reply stands where it stands in its thread, so a later decision still beats it.
+    """
     threads = _threads(state)
     maintainers = _maintainers(state)
     applied: dict[str, ThreadDecision] = {}
@@ -255,7 +261,7 @@ def decide_pull(state: PullState) -> PullDecisions:
     decisions: list[ThreadDecision] = []
     undone: list[str] = []
     for thread in threads:
-        decision = _decide(state, thread, applied, maintainers)
+        decision = _decide(state, thread, applied, maintainers, judged)
         if decision is not None:
             decisions.append(decision)
         elif undo_reply(thread, app_slug=state.app_slug) is not None:

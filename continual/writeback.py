@@ -16,6 +16,7 @@ from continual.associations import associate
 from continual.decide import FixPull, ThreadDecision, decide_fix_pr
 from continual.markers import parse_fix_marker
 from continual.pull import PullDecisions, PullState, decide_pull
+from continual.replies import Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.values import Decision, Source
@@ -199,14 +200,16 @@ def _apply_thread(conn: Connection, decision: ThreadDecision, *, now: int) -> bo
     return outcome or entry_id is not None
 
 
-def write_back_pull(engine: Engine, state: PullState, *, now: int) -> PullResult:
+def write_back_pull(
+    engine: Engine, state: PullState, *, now: int, judged: Mapping[int, Verdict] | None = None
+) -> PullResult:
     """Decide one PR's threads and record one decision per thread (docs/writeback.md).
 
     A thread read without a decision loses the receipts its replies and reactions made; an
     `undo` also clears an applied suggestion's or an author's fix's. What changed is returned so
-    that the door can acknowledge it.
+    that the door can acknowledge it. `judged`: the judge's grounded verdicts by reply id.
     """
-    decided = decide_pull(state)
+    decided = decide_pull(state, judged=judged)
     changed: list[ThreadDecision] = []
     cleared: list[str] = []
     conflicts = tombstoned = 0

@@ -126,6 +126,15 @@ class Dropped:
 
 
 @dataclass(frozen=True)
+class SeatAnswer:
+    """A seat's answer before any contract reads it: the text, and a note for error messages
+    (for example that the provider cut the answer at its length limit)."""
+
+    text: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class CallResult:
     findings: tuple[Finding, ...] = ()
     tool_receipts: tuple[ToolReceipt, ...] = ()

@@ -1,7 +1,8 @@
-"""Every table of the core, in one metadata: the store, reviews and their memory, people."""
+"""Every table of the core, in one metadata: the store, reviews and their memory, people, the judge."""
 
 from __future__ import annotations
 
+from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
 from continual.tables.people import Injection, Person, Token
@@ -22,6 +23,7 @@ __all__ = [
     "CallStatus",
     "Entry",
     "Injection",
+    "JudgeVerdictRow",
     "MemoryHitRow",
     "MemoryItemRow",
     "Person",

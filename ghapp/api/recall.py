@@ -34,6 +34,10 @@ from ghapp.db import reading
 
 MAX_QUERY_VALUES = 64
 
+# Far above any real revision; the next one (expected + 1) still fits the revision column
+# (32-bit on PostgreSQL).
+MAX_REVISION = 2**31 - 2
+
 
 def _preference(request: Request, caller: Caller) -> Preference:
     with reading(deps_of(request).engine) as conn:
@@ -148,7 +152,7 @@ def _own_entry(conn: Any, caller: Caller, entry_id: str) -> Any:
 
 def _revision(body: dict[str, Any]) -> int:
     value = body.get("expected_revision")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REVISION:
         raise invalid("expected_revision", "is required: the revision you read (an integer ≥ 1)")
     return value
 
@@ -204,8 +208,9 @@ async def remove(request: Request, caller: Caller) -> Response:
     raw = request.query_params.get("expected_revision")
     expected: int | None = None
     if raw is not None:
-        if not raw.isdigit() or int(raw) < 1:
-            raise invalid("expected_revision", "must be an integer ≥ 1")
+        # ASCII digits only: "²".isdigit() holds, but int() refuses it.
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_REVISION:
+            raise invalid("expected_revision", f"must be an integer from 1 to {MAX_REVISION}")
         expected = int(raw)
     deps = deps_of(request)
     now = deps.clock()

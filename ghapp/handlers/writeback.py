@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 
 from continual import store
 from continual.decide import Author, FixPull
+from continual.pull import PullState
+from continual.replies import Verdict
 from continual.stored import StoredSuggestion
 from continual.writeback import (
     PullResult,
@@ -29,6 +31,8 @@ from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import repository_from_event
 from review.config import WritebackSettings
+from review.judging import judge_pull
+from review.seats import make_seat
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +67,9 @@ async def write_back(
 ) -> PullResult | None:
     """Record what maintainers did with our suggestions on one PR; None when it has none of ours.
 
-    One GraphQL request per 100 review threads, a permission read per unknown reactor while the
-    budget allows, plus one compare when the core asks for one (docs/writeback.md).
+    The reads of `read_pull`, within the budget (docs/writeback.md, "What a write-back costs").
+    With a judge configured, the replies no rule decides are put to it first (no GitHub request;
+    docs/writeback.md, "The judge"). Then the changed decisions are acknowledged.
     """
     assert deps.github is not None, "the write-back needs the GitHub client"
     known = await asyncio.to_thread(_known, deps, repo, number)
@@ -82,7 +87,10 @@ async def write_back(
         head_sha=head_sha,
         pr_author=pr_author,
     )
-    result = await asyncio.to_thread(write_back_pull, deps.engine, read.state, now=deps.clock())
+    judged = await _judged(deps, read.state)
+    result = await asyncio.to_thread(
+        write_back_pull, deps.engine, read.state, now=deps.clock(), judged=judged
+    )
     config = deps.review_config
     settings = config.writeback if config is not None else WritebackSettings()
     acknowledged = await acknowledge(
@@ -100,6 +108,28 @@ async def write_back(
         },
     )
     return result
+
+
+async def _judged(deps: Deps, state: PullState) -> Mapping[int, Verdict]:
+    """The configured judge's grounded verdicts on the replies the rules leave undecided."""
+    config = deps.review_config
+    judge = config.decisions.judge if config is not None else None
+    if config is None or judge is None:
+        return {}
+    # An HTTP judge opens a connection per question: most runs ask none, a few ask several.
+    run = await judge_pull(deps.engine, state, seat=make_seat(config.seat(judge)), now=deps.clock())
+    if run.asked or run.deferred:
+        log.info(
+            "judge asked",
+            extra={
+                "seat": judge,
+                "asked": run.asked,
+                "failed": run.failed,
+                "kept": run.kept,
+                "deferred": run.deferred,
+            },
+        )
+    return run.verdicts
 
 
 def fix_pull(payload: Payload) -> FixPull:

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 import httpx
 
 from review.config import SeatConfig, SeatKind
-from review.contract import CallResult
+from review.contract import CallResult, SeatAnswer
 from review.seats.command import CommandSeat, child_environment, is_credential_name
 from review.seats.http import AnthropicSeat, OpenAISeat, extract_json_text
 
@@ -17,6 +17,7 @@ __all__ = [
     "CommandSeat",
     "OpenAISeat",
     "Seat",
+    "TextSeat",
     "child_environment",
     "extract_json_text",
     "is_credential_name",
@@ -34,12 +35,24 @@ class Seat(Protocol):
         ...
 
 
+class TextSeat(Protocol):
+    """A seat asked under a contract other than ``hindsight.call/1``: it answers the raw text."""
+
+    config: SeatConfig
+
+    async def exchange(
+        self, request: dict[str, Any], *, timeout_s: float, system: str | None = None
+    ) -> SeatAnswer:
+        """Answer one request's text or raise ``CallFailed``."""
+        ...
+
+
 def make_seat(
     config: SeatConfig,
     *,
     client: httpx.AsyncClient | None = None,
     environ: Mapping[str, str] | None = None,
-) -> Seat:
+) -> CommandSeat | OpenAISeat | AnthropicSeat:
     """The seat for ``config``; ``client`` is shared by HTTP seats, ``environ`` replaces os.environ."""
     if config.kind is SeatKind.COMMAND:
         return CommandSeat(config, environ=environ)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from review.config import SeatConfig
-from review.contract import CallFailed, CallResult, FailureReason, parse_result
+from review.contract import CallFailed, CallResult, FailureReason, SeatAnswer, parse_result
 
 STDERR_TAIL_CHARS = 600
 REAP_GRACE_S = 5.0
@@ -86,6 +86,19 @@ class CommandSeat:
 
     async def call(self, request: dict[str, Any], *, timeout_s: float) -> CallResult:
         """Run one call; any failure raises ``CallFailed`` with the reason."""
+        answer = await self.exchange(request, timeout_s=timeout_s)
+        try:
+            return parse_result(answer.text)
+        except CallFailed as exc:
+            raise CallFailed(exc.reason, f"seat {self.config.name!r}: {exc.message}") from None
+
+    async def exchange(
+        self, request: dict[str, Any], *, timeout_s: float, system: str | None = None
+    ) -> SeatAnswer:
+        """Run the program once with ``request`` on stdin and answer its stdout as text.
+
+        ``system`` is for HTTP seats; a command reads everything it needs from the request.
+        """
         payload = json.dumps(request).encode()
         program = self.config.command[0]
         try:
@@ -126,6 +139,9 @@ class CommandSeat:
                 + (f": {detail}" if detail else ""),
             )
         try:
-            return parse_result(stdout)
-        except CallFailed as exc:
-            raise CallFailed(exc.reason, f"seat {self.config.name!r}: {exc.message}") from None
+            return SeatAnswer(stdout.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise CallFailed(
+                FailureReason.INVALID_JSON,
+                f"seat {self.config.name!r}: the result is not valid JSON (not UTF-8 text)",
+            ) from None

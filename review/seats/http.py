@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from review.config import SeatConfig
-from review.contract import CallFailed, CallResult, FailureReason, parse_result
+from review.contract import CallFailed, CallResult, FailureReason, SeatAnswer, parse_result
 
 SYSTEM_PROMPT = (
     "You are a code reviewer. Follow the output contract in the user message and answer with "
@@ -109,6 +109,14 @@ class _HttpSeat:
 
     async def call(self, request: dict[str, Any], *, timeout_s: float) -> CallResult:
         """One request to the provider, bounded by ``timeout_s`` overall."""
+        answer = await self.exchange(request, timeout_s=timeout_s)
+        return self._parse_text(answer.text, answer.note)
+
+    async def exchange(
+        self, request: dict[str, Any], *, timeout_s: float, system: str | None = None
+    ) -> SeatAnswer:
+        """Send the request's ``prompt`` (with ``system``, or the reviewer's system prompt) and
+        answer the model's text, bounded by ``timeout_s`` overall."""
         prompt = request.get("prompt")
         if not isinstance(prompt, str) or not prompt:
             raise CallFailed(
@@ -117,11 +125,13 @@ class _HttpSeat:
             )
         try:
             async with asyncio.timeout(timeout_s):
-                return await self._call(request, prompt, timeout_s)
+                return await self._exchange(request, prompt, system or SYSTEM_PROMPT, timeout_s)
         except TimeoutError:
             raise self._timed_out(timeout_s) from None
 
-    async def _call(self, request: dict[str, Any], prompt: str, timeout_s: float) -> CallResult:
+    async def _exchange(
+        self, request: dict[str, Any], prompt: str, system: str, timeout_s: float
+    ) -> SeatAnswer:
         raise NotImplementedError
 
     def _timed_out(self, timeout_s: float) -> CallFailed:
@@ -144,7 +154,9 @@ class OpenAISeat(_HttpSeat):
 
     provider = "openai"
 
-    async def _call(self, request: dict[str, Any], prompt: str, timeout_s: float) -> CallResult:
+    async def _exchange(
+        self, request: dict[str, Any], prompt: str, system: str, timeout_s: float
+    ) -> SeatAnswer:
         headers = {"content-type": "application/json"}
         key = self._api_key()
         if key is not None:
@@ -152,7 +164,7 @@ class OpenAISeat(_HttpSeat):
         body = {
             "model": self.config.model,
             "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "system", "content": system},
                 {"role": "user", "content": prompt},
             ],
             "response_format": {"type": "json_object"},
@@ -167,12 +179,12 @@ class OpenAISeat(_HttpSeat):
             raise self._bad_shape("no choices[0].message.content in the response") from None
         if not isinstance(content, str):
             raise self._bad_shape("choices[0].message.content is not text")
-        hint = (
+        note = (
             " (the answer was cut at the length limit)"
             if choice.get("finish_reason") == "length"
             else ""
         )
-        return self._parse_text(content, hint)
+        return SeatAnswer(content, note)
 
     def _bad_shape(self, what: str) -> CallFailed:
         return CallFailed(FailureReason.BAD_SHAPE, f"seat {self.config.name!r}: {what}")
@@ -186,7 +198,9 @@ class AnthropicSeat(_HttpSeat):
 
     provider = "anthropic"
 
-    async def _call(self, request: dict[str, Any], prompt: str, timeout_s: float) -> CallResult:
+    async def _exchange(
+        self, request: dict[str, Any], prompt: str, system: str, timeout_s: float
+    ) -> SeatAnswer:
         headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
         key = self._api_key()
         if key is not None:
@@ -203,7 +217,7 @@ class AnthropicSeat(_HttpSeat):
         body = {
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,
-            "system": SYSTEM_PROMPT,
+            "system": system,
             "messages": [{"role": "user", "content": content}],
         }
         data = await self._post(f"{self.config.base_url}/v1/messages", headers, body, timeout_s)
@@ -219,7 +233,7 @@ class AnthropicSeat(_HttpSeat):
             and block.get("type") == "text"
             and isinstance(block.get("text"), str)
         )
-        hint = (
+        note = (
             " (the answer was cut at max_tokens)" if data.get("stop_reason") == "max_tokens" else ""
         )
-        return self._parse_text(text, hint)
+        return SeatAnswer(text, note)

@@ -151,6 +151,24 @@ def test_patch_demotes_restores_and_conflicts(world: World) -> None:
     assert world.api.status == 422 and bad["error"]["field"] == "demote"
 
 
+def test_revisions_out_of_range_are_named_not_crashes(world: World) -> None:
+    entry = entry_of(world.engine, world.org.repos["octo/app"], "parse_config")
+    template = "/v1/recall/{entry_id}"
+    path = f"/v1/recall/{entry.id}"
+    for huge in (2**31 - 1, 2**63, 10**23):
+        body = world.api.call(
+            "PATCH", path, template, json={"demote": True, "expected_revision": huge}
+        )
+        assert world.api.status == 422 and body["error"]["field"] == "expected_revision"
+    for raw in ("²", "1" + "0" * 23, "-1", "0"):
+        body = world.api.call("DELETE", path, template, params={"expected_revision": raw})
+        assert world.api.status == 422 and body["error"]["field"] == "expected_revision"
+    assert (
+        entry_of(world.engine, world.org.repos["octo/app"], "parse_config").revision
+        == entry.revision
+    )
+
+
 def test_delete_leaves_a_tombstone(world: World) -> None:
     entry = entry_of(world.engine, world.org.repos["octo/app"], "parse_config")
     template = "/v1/recall/{entry_id}"

@@ -150,6 +150,7 @@ def stage(
             "HINDSIGHT_CONFIG": str(config),
             "HINDSIGHT_STORE_DIR": str(tmp_path / "store"),
             "HINDSIGHT_JOB_LEASE_S": "1",
+            "HINDSIGHT_WRITEBACK_COALESCE_MS": "0",
             "HINDSIGHT_LOG_LEVEL": log_level,
         }
         deps = build_deps(settings, engine=engine, github=make_client(sim))

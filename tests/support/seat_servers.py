@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +45,13 @@ class Provider:
     answer: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ANSWER))
     requests: list[dict[str, Any]] = field(default_factory=list)
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    # Answers from the user prompt instead of ``mode``/``answer`` when set (a judge, for one).
+    respond: Callable[[str], Awaitable[str]] | None = None
+
+    async def reply(self, body: dict[str, Any]) -> str:
+        if self.respond is not None:
+            return await self.respond(user_text({"json": body}))
+        return self.content()
 
     def content(self) -> str:
         if self.mode == "fenced":
@@ -96,7 +103,7 @@ def openai_app(provider: Provider) -> Starlette:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": provider.content()},
+                        "message": {"role": "assistant", "content": await provider.reply(body)},
                         "finish_reason": "stop",
                     }
                 ],
@@ -125,7 +132,7 @@ def anthropic_app(provider: Provider) -> Starlette:
         trouble = await provider.trouble()
         if trouble is not None:
             return trouble
-        text = provider.content()
+        text = await provider.reply(body)
         middle = len(text) // 2
         return JSONResponse(
             {

@@ -1,0 +1,204 @@
+"""The judge end to end: simulator threads → signed webhooks → a judge seat (a real process, or
+an OpenAI/Anthropic server on loopback) → only grounded verdicts recorded, each revision asked once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from continual.judge import JudgeVerdictRow
+from continual.replies import classify_reply
+from continual.tables import Receipt
+from ghapp.db import reading
+from ghapp.tables import Job, JobState
+from tests.support.app_harness import Harness, running_app
+from tests.support.judge_seat import API_KEY, KEY_ENV, JudgeSeat, command_judge, http_judge
+from tests.support.simulator import REPO
+
+TIMEOUT_S = 3.0
+
+ACCEPTED = "I went with the approach from the other module in the end, same effect here."
+DISMISSED = "The loader already validates this upstream, so this check would be dead code here."
+UNGROUNDED = "Parsing is handled by the schema library in this code base."
+ELSEWHERE = "Let me look at the tracing output first."
+MALFORMED = "The staging config covers this path with its own guard."
+SLOW = "We kept quiet on this one, it only fires on the dev profile."
+OTHER_REPLY = "Thanks for the pointer on parse_config here."
+UNKNOWN_REASON = "this is a fair catch on the parser"
+CONTRIBUTOR = "Good point, fixing it now"
+
+ANSWERS = {
+    ACCEPTED: {"decision": "accepted", "reason": "", "quote": "went with the approach"},
+    DISMISSED: {
+        "decision": "dismissed",
+        "reason": "false-positive",
+        "quote": "this check would be dead code here",
+    },
+    UNGROUNDED: {"decision": "accepted", "reason": "", "quote": "now carries this check"},
+    ELSEWHERE: {"decision": "accepted", "reason": "", "quote": "fixing it now"},
+    MALFORMED: {"raw": '{"decision": "accepted", "quote": '},
+    SLOW: {"decision": "accepted", "reason": "", "quote": "kept quiet", "sleep": 3 * TIMEOUT_S},
+    OTHER_REPLY: {"decision": "accepted", "reason": "", "quote": "Thanks", "reply_id": "other"},
+    UNKNOWN_REASON: {"decision": "dismissed", "reason": "too noisy", "quote": "fair catch"},
+    CONTRIBUTOR: {"decision": "accepted", "reason": "", "quote": "fixing it now"},
+    "accept": {"decision": "accepted", "reason": "", "quote": "accept"},
+    "Done, fixed": {"decision": "accepted", "reason": "", "quote": "Done"},
+}
+
+
+@pytest.fixture(params=["command", "openai", "anthropic"])
+def judged(
+    request: pytest.FixtureRequest,
+    engine: Engine,
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[Harness, JudgeSeat]]:
+    with ExitStack() as stack:
+        if request.param == "command":
+            judge = command_judge(tmp_path / "judge", timeout_s=TIMEOUT_S)
+        else:
+            monkeypatch.setenv(KEY_ENV, API_KEY)
+            judge = stack.enter_context(
+                http_judge(tmp_path / "judge", request.param, timeout_s=TIMEOUT_S)
+            )
+        (tmp_path / "hindsight.toml").write_text(judge.config())
+        judge.answer(ANSWERS)
+        yield stack.enter_context(running_app(engine, database_url, tmp_path)), judge
+
+
+def open_pull(app: Harness) -> int:
+    files = {"src/app.py": "@@ -1,2 +1,3 @@\n import os\n+config = parse_config()\n print(config)"}
+    pull = app.sim.open_pull(REPO, files=files)
+    app.settle()
+    return int(pull["number"])
+
+
+def reply(app: Harness, number: int, comment: int, body: str, **who: str) -> int:
+    options = {"author": "octocat", "author_association": "OWNER", **who}
+    made = app.sim.reply(REPO, number, comment, body, **options)  # type: ignore[arg-type]
+    app.settle()
+    return int(made["id"])
+
+
+def current(app: Harness) -> dict[str, tuple[str, str | None, str, str, str]]:
+    with reading(app.engine) as conn:
+        rows = conn.execute(select(Receipt).where(Receipt.superseded.is_(False))).all()
+    return {r.suggestion_id: (r.decision, r.reason, r.rule, r.span, r.actor) for r in rows}
+
+
+TYPED = "accept"
+NATURAL = "Done, fixed in 3f2a1c."
+UNDECIDED = (
+    ACCEPTED,
+    DISMISSED,
+    UNGROUNDED,
+    ELSEWHERE,
+    MALFORMED,
+    SLOW,
+    OTHER_REPLY,
+    UNKNOWN_REASON,
+)
+
+
+def test_only_grounded_verdicts_about_the_reply_asked_count(
+    judged: tuple[Harness, JudgeSeat],
+) -> None:
+    app, judge = judged
+    assert all(classify_reply(body, app_slug="hindsight") is None for body in UNDECIDED)
+    number = open_pull(app)
+    planted = {}
+    asked: dict[int, str] = {}
+    for index, body in enumerate((*UNDECIDED, CONTRIBUTOR, TYPED, NATURAL)):
+        sid, comment = app.plant_suggestion(number, title=f"Finding number {index}")
+        planted[body] = sid
+        if body == ELSEWHERE:  # a contributor's words, which the judge quotes instead
+            reply(
+                app,
+                number,
+                comment,
+                CONTRIBUTOR,
+                author="drive-by",
+                author_association="CONTRIBUTOR",
+            )
+        if body == CONTRIBUTOR:
+            reply(app, number, comment, body, author="drive-by", author_association="CONTRIBUTOR")
+            continue
+        asked[reply(app, number, comment, body)] = body
+
+    assert current(app) == {
+        planted[ACCEPTED]: ("accepted", None, "judge:judge", "went with the approach", "octocat"),
+        planted[DISMISSED]: (
+            "dismissed",
+            "false-positive",
+            "judge:judge",
+            "this check would be dead code here",
+            "octocat",
+        ),
+        planted[TYPED]: ("accepted", None, "grammar.accept", "accept", "octocat"),
+        planted[NATURAL]: ("accepted", None, "natural.done", "Done", "octocat"),
+    }
+    # Every undecided maintainer reply once; never a contributor's, never one the rules decided.
+    calls = judge.calls()
+    assert sorted(call["id"] for call in calls) == sorted(
+        reply_id for reply_id, body in asked.items() if body in UNDECIDED
+    )
+    assert {call["body"] for call in calls} == set(UNDECIDED)
+    with reading(app.engine) as conn:
+        kept = {
+            asked[row.reply_id]: (row.outcome, (row.detail or "").split(":")[0])
+            for row in conn.execute(select(JudgeVerdictRow))
+        }
+        states = set(conn.execute(select(Job.state)).scalars())
+    assert kept == {
+        ACCEPTED: ("accepted", ""),
+        DISMISSED: ("dismissed", ""),
+        UNGROUNDED: ("ungrounded", ""),
+        ELSEWHERE: ("ungrounded", ""),
+        MALFORMED: ("failed", "invalid-json"),
+        SLOW: ("failed", "timeout"),
+        OTHER_REPLY: ("other-reply", ""),
+        UNKNOWN_REASON: ("unknown-reason", ""),
+    }
+    assert states == {JobState.DONE.value}  # a failing judge fails no write-back
+
+
+def test_each_reply_revision_is_asked_once(judged: tuple[Harness, JudgeSeat]) -> None:
+    app, judge = judged
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number)
+    first = reply(app, number, comment, UNGROUNDED)
+    assert [call["id"] for call in judge.calls()] == [first] and current(app) == {}
+
+    # More runs over the same revision (another reply, a close) ask nothing again.
+    reply(
+        app,
+        number,
+        comment,
+        "What does the schema library do with None?",
+        author="drive-by",
+        author_association="CONTRIBUTOR",
+    )
+    app.sim.close(REPO, number, merged=True)
+    app.settle()
+    assert len(judge.calls()) == 1
+
+    # An edit is a new revision: asked again, and now the quote is the reply's own words.
+    app.sim.advance_clock(5)
+    app.sim.edit_comment(
+        REPO, first, UNGROUNDED + " The schema library now carries this check for us."
+    )
+    app.settle()
+    assert [call["id"] for call in judge.calls()] == [first, first]
+    assert current(app) == {
+        sid: ("accepted", None, "judge:judge", "now carries this check", "octocat")
+    }
+
+    # A later decision by the rules still wins over the judged one, and is never sent.
+    reply(app, number, comment, "dismiss wont-fix")
+    assert current(app)[sid][:3] == ("dismissed", "wont-fix", "grammar.dismiss")
+    assert len(judge.calls()) == 2
