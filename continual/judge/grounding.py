@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from continual.decide import ThreadComment
-from continual.replies import Verdict
+from continual.replies import TYPED_REASONS, Verdict
 from continual.values import Decision, Reason
 
 RULE_PREFIX = "judge:"
@@ -41,14 +41,19 @@ def judge_rule(seat: str) -> str:
     return f"{RULE_PREFIX}{seat}"
 
 
+TYPED = frozenset(TYPED_REASONS.values())
+
+
 def _reason(text: str) -> Reason | None:
     """A known dismissal reason, spelled as in the typed grammar (`wont-fix`, `false positive`…)."""
     word = re.sub(r"[\s_]+", "-", text.strip().lower()).replace("'", "")
     word = {"wontfix": "wont-fix"}.get(word, word)
     try:
-        return Reason(word)
+        reason = Reason(word)
     except ValueError:
         return None
+    # `unspecified` is a 👎's alone: a reply that dismisses names a reason.
+    return reason if reason in TYPED else None
 
 
 def ground(
