@@ -14,7 +14,7 @@ from continual.pull import PullState
 from continual.status import ThreadStatus, status_edits
 from continual.values import Source
 from continual.writeback import PullResult, thread_receipts
-from ghapp.github.errors import Gone, Rejected
+from ghapp.github.errors import Forbidden, Gone, Rejected
 from ghapp.github.installation import InstallationClient
 from review.config import Acknowledge
 
@@ -25,15 +25,16 @@ SEEN = "eyes"
 
 @dataclass(frozen=True, slots=True)
 class Acknowledged:
-    """What the acknowledgement asked GitHub for: edits made, reactions added, comments gone."""
+    """What the acknowledgement asked GitHub for: edits made, reactions added, and requests that
+    failed (the comment gone, or the edit refused)."""
 
     edits: int = 0
     reactions: int = 0
-    gone: int = 0
+    failed: int = 0
 
     @property
     def requests(self) -> int:
-        return self.edits + self.reactions + self.gone
+        return self.edits + self.reactions + self.failed
 
 
 def _threads(engine: Engine, state: PullState, result: PullResult) -> list[ThreadStatus]:
@@ -57,15 +58,17 @@ async def _edit(client: InstallationClient, repo: str, comment_id: int, body: st
     except Gone:
         log.info("status not written: suggestion comment gone", extra={"repo": repo})
         return False
-    except Rejected as exc:
-        log.warning("status not written", extra={"repo": repo, "status": exc.status})
+    except (Forbidden, Rejected) as exc:  # the decision stands; only its status is missing
+        log.warning("status not written", extra={"repo": repo, "error": str(exc)})
+        return False
     return True
 
 
 async def _eyes(client: InstallationClient, repo: str, reply_id: int) -> bool:
     try:
         await client.add_reaction(repo, reply_id, SEEN)
-    except Gone:
+    except (Gone, Forbidden, Rejected) as exc:  # the reply deleted, or the reaction refused
+        log.info("reply not acknowledged", extra={"repo": repo, "error": str(exc)})
         return False
     return True
 
@@ -87,8 +90,8 @@ async def acknowledge(
     if mode is Acknowledge.REACTION:
         replies = [d.reply_id for d in result.changes if d.source is Source.REPLY and d.reply_id]
         done = [await _eyes(client, repo, reply_id) for reply_id in replies]
-        return Acknowledged(reactions=sum(done), gone=len(done) - sum(done))
+        return Acknowledged(reactions=sum(done), failed=len(done) - sum(done))
     threads = await asyncio.to_thread(_threads, engine, state, result)
     edits = status_edits(threads)
     written = [await _edit(client, repo, edit.comment_id, edit.body) for edit in edits]
-    return Acknowledged(edits=sum(written), gone=len(written) - sum(written))
+    return Acknowledged(edits=sum(written), failed=len(written) - sum(written))

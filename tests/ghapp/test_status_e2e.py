@@ -185,15 +185,18 @@ def test_replies_on_a_deleted_suggestion_comment(app: Harness) -> None:
     assert current(app) == [("accepted", "reply")], "the thread is gone: its last reading stands"
 
 
-def test_a_404_on_the_status_edit_is_a_deleted_comment(app: Harness) -> None:
+@pytest.mark.parametrize("status", [404, 403, 422], ids=["deleted", "forbidden", "rejected"])
+def test_a_failed_status_edit_leaves_the_decision(app: Harness, status: int) -> None:
     number = open_pull(app)
     _, comment = app.plant_suggestion(number)
-    app.sim.inject("PATCH", rf"/pulls/comments/{comment}$", status=404)
+    app.sim.inject("PATCH", rf"/pulls/comments/{comment}$", status=status)
     say(app, number, comment, "accept")
     assert current(app) == [("accepted", "reply")]
     with reading(app.engine) as conn:
         states = [row.state for row in conn.execute(select(Job.state)).all()]
     assert "dead" not in states and STATUS_MARKER not in body_of(app, comment)
+    say(app, number, comment, "Thanks!")  # the next run writes the status still missing
+    assert "accepted" in status_of(app, comment)
 
 
 def test_acknowledge_reaction_puts_eyes_on_the_deciding_reply(reacting: Harness) -> None:
