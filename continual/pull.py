@@ -130,12 +130,19 @@ def comparison_base(state: PullState) -> str | None:
 
     A suggestion with replacement code, posted on an earlier head, of a PR some maintainer took
     part in, can have been applied since; a suggestion of a merged PR whose author answered
-    "fixed" can have been fixed since. The oldest such head covers them all.
+    "fixed" can have been fixed since. The oldest such head covers them all. A thread a reply
+    decides needs no comparison: a reply outranks what a comparison could find.
     """
     if state.head_sha is None:
         return None
+    replied = {
+        t.suggestion_id
+        for t in _threads(state)
+        if decide_thread(t, app_slug=state.app_slug) is not None
+    }
     older = _replacements(state) if _maintainers(state) else []
     older += _author_fixes(state)
+    older = [s for s in older if s.id not in replied]
     if not older:
         return None
     return min(older, key=lambda s: (s.created_ms, s.id)).head_sha

@@ -131,3 +131,10 @@ def test_threads_read_are_reported_for_retraction() -> None:
     decided = decide_pull(state)
     assert decided.threads == ("s1", "s2")
     assert [d.suggestion_id for d in decided.decisions] == ["s2"]
+
+
+def test_no_comparison_for_a_thread_a_reply_decides() -> None:
+    undecided = pull(comment(100, "s1"), known=(with_block("s1"),))
+    assert comparison_base(undecided) is not None
+    replied = pull(comment(100, "s1"), reply(1, "wontfix", 100), known=(with_block("s1"),))
+    assert comparison_base(replied) is None, "a reply outranks anything the comparison finds"
