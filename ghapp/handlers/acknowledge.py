@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from continual.decide import is_app_bot
+from continual.decide import build_threads
 from continual.pull import PullState
 from continual.status import ThreadStatus, status_edits
 from continual.values import Source
@@ -39,16 +39,17 @@ class Acknowledged:
 
 def _threads(engine: Engine, state: PullState, result: PullResult) -> list[ThreadStatus]:
     """The app's own suggestion comments of the threads read, with their current receipt."""
-    comment_of = {s.id: s.comment_id for s in state.known if s.comment_id is not None}
-    by_id = {c.id: c for c in state.comments if is_app_bot(c.author, bot_login=state.bot_login)}
-    receipts = thread_receipts(engine, result.decided.threads)
-    threads = []
-    for suggestion_id in result.decided.threads:
-        comment = by_id.get(comment_of.get(suggestion_id, -1))
-        if comment is not None:
-            receipt = receipts.get(suggestion_id)
-            threads.append(ThreadStatus(suggestion_id, comment.id, comment.body, receipt))
-    return threads
+    heads = build_threads(
+        state.comments, bot_login=state.bot_login, known_suggestion_ids=set(result.decided.threads)
+    )
+    bodies = {c.id: c.body for c in state.comments}
+    receipts = thread_receipts(engine, [t.suggestion_id for t in heads])
+    return [
+        ThreadStatus(
+            t.suggestion_id, t.comment_id, bodies[t.comment_id], receipts.get(t.suggestion_id)
+        )
+        for t in heads
+    ]
 
 
 async def _edit(client: InstallationClient, repo: str, comment_id: int, body: str) -> bool:

@@ -174,7 +174,7 @@ async def read_pull(
         state = _facts(state, read)
         unknown = unknown_actors(state)
         if unknown:
-            known_ids = {s.comment_id for s in known}
+            known_ids = {s.comment_id for s in known if s.comment_id is not None}
             ours = sum(1 for c in comments if {c.id, c.in_reply_to_id} & known_ids)
             compare = comparison_base(replace(state, maintainers=frozenset(unknown))) is not None
             allowed = max(budget(ours) - requests - compare, 0)
