@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ghapp.github.client import GitHubClient, Rejected
+from ghapp.github.errors import Gone
 from ghapp.github.threads import graphql_url
 from ghapp.simulator import GitHubSimulator, addition_patch
 from tests.support.simulator import APP_ID, ORG, REPO, FakeClock, app_key, make_client
@@ -97,3 +98,47 @@ def test_the_graphql_endpoint_beside_the_rest_base() -> None:
     assert graphql_url("https://api.github.com") == "https://api.github.com/graphql"
     assert graphql_url("https://ghe.example.com/api/v3/") == "https://ghe.example.com/api/graphql"
     assert graphql_url("http://127.0.0.1:8123") == "http://127.0.0.1:8123/graphql"
+
+
+def test_the_pull_requests_head_author_and_merge(
+    sim: GitHubSimulator, client: GitHubClient
+) -> None:
+    opened = sim.open_pull(REPO, files={"src/values.py": PATCH}, author="newcomer")
+    number = opened["number"]
+    suggestion(sim, number, 3)
+    installation = client.installation(INSTALLATION)
+    read = asyncio.run(installation.pull_threads(REPO, number))
+    assert read.head_sha == opened["head"]["sha"] and read.merged_by is None
+    assert read.author is not None and (read.author.login, read.author.is_bot) == (
+        "newcomer",
+        False,
+    )
+    assert read.author_association == "CONTRIBUTOR"
+    sim.close(REPO, number, merged=True, by="merge-queue[bot]")
+    merged = asyncio.run(installation.pull_threads(REPO, number))
+    assert merged.merged_by is not None and merged.merged_by.is_bot and merged.merged_at is not None
+
+
+@pytest.mark.parametrize(
+    ("login", "set_to", "expected"),
+    [("keeper", "maintain", "write"), ("helper", "write", "write"), ("reader", None, "read"),
+     (ORG, None, "admin")],
+)  # fmt: skip
+def test_a_persons_permission(
+    sim: GitHubSimulator, client: GitHubClient, login: str, set_to: str | None, expected: str
+) -> None:
+    if set_to is not None:
+        sim.set_permission(REPO, login, set_to)
+    found = asyncio.run(client.installation(INSTALLATION).collaborator_permission(REPO, login))
+    assert found == expected
+
+
+def test_the_app_edits_its_own_comment(sim: GitHubSimulator, client: GitHubClient) -> None:
+    number = sim.open_pull(REPO, files={"src/values.py": PATCH})["number"]
+    comment = suggestion(sim, number, 3)
+    installation = client.installation(INSTALLATION)
+    edited = asyncio.run(installation.edit_review_comment(REPO, comment, "Finding, now decided"))
+    assert edited.body == "Finding, now decided" and edited.id == comment
+    sim.inject("PATCH", rf"/pulls/comments/{comment}$", status=404)
+    with pytest.raises(Gone):
+        asyncio.run(installation.edit_review_comment(REPO, comment, "again"))
