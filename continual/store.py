@@ -310,11 +310,17 @@ def retract(conn: Connection, suggestion_id: str, source: Source) -> str | None:
 def person_edit(
     conn: Connection, entry_id: str, *, expected: int, demote: bool, actor: str, now: int
 ) -> int:
-    """A person demotes or restores an entry; only this lifts a demotion."""
+    """A person demotes or restores an entry; only this lifts a demotion. A restore also lifts
+    the suppression of every dismissal made until now (a later dismissal suppresses again)."""
     values: dict[str, Any] = (
         {"demoted_ms": now, "demoted_by": actor}
         if demote
-        else {"demoted_ms": None, "demoted_by": None}
+        else {
+            "demoted_ms": None,
+            "demoted_by": None,
+            "suppression_lifted_ms": now,
+            "suppression_lifted_by": actor,
+        }
     )
     return cas_update(conn, entry_id, expected, **values)
 

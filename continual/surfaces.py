@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine
@@ -26,6 +27,12 @@ from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.index import Card
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
+from continual.suppression import (
+    DEFAULT_SUPPRESS_DAYS,
+    Suppression,
+    render_dismissed,
+    suppressions,
+)
 from continual.values import Surface
 
 __all__ = [
@@ -134,17 +141,7 @@ def _snapshot(
 
 
 def _with_recorded(handed: Handed) -> Handed:
-    return Handed(
-        handed.surface,
-        handed.session_id,
-        handed.text,
-        handed.lessons,
-        handed.set_sha256,
-        handed.entries,
-        handed.omitted,
-        handed.chars,
-        True,
-    )
+    return replace(handed, recorded=True)
 
 
 def _query_hand(
@@ -195,8 +192,10 @@ def hand_review_lessons(
     now: int,
     max_chars: int | None = None,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
-    """The review surface: the lessons for a review's changed paths and identifiers.
+    """The review surface: the lessons for a review's changed paths and identifiers, then the
+    repository's dismissed mechanisms (docs/writeback.md), which the text and entries include.
 
     ``session_id`` is the review id. Lessons are ranked by the recall index (score, then id),
     at most ``cap`` complete cards (and ``max_chars`` of text when given) are handed, and the text
@@ -215,9 +214,9 @@ def hand_review_lessons(
         return target
 
     def compose(
-        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        return _query_hand(
+        lessons = _query_hand(
             snapshot,
             target,
             seen,
@@ -229,6 +228,10 @@ def hand_review_lessons(
             words=words,
             cap=cap,
             budget=None if max_chars is None else Budget.chars(max_chars),
+        )
+        return _with_dismissed(
+            lessons,
+            suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days),
         )
 
     # Other surfaces' hands do not count: a review's lessons sit in its shared header, and a
@@ -245,6 +248,25 @@ def hand_review_lessons(
         now=now,
         snapshots=snapshots,
         dedupe_surfaces=(),
+    )
+
+
+def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
+    """The lessons handed, then the dismissed block: one text, one set, one receipt."""
+    if not dismissed:
+        return handed
+    text = PARTS_SEPARATOR.join(part for part in (handed.text, render_dismissed(dismissed)) if part)
+    entries = list(handed.entries)
+    for suppression in dismissed:
+        if (suppression.entry_id, suppression.revision) not in entries:
+            entries.append((suppression.entry_id, suppression.revision))
+    return replace(
+        handed,
+        text=text,
+        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        entries=tuple(entries),
+        chars=len(text),
+        dismissed=tuple(dismissed),
     )
 
 

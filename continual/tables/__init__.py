@@ -11,6 +11,7 @@ from continual.tables.reviews import (
     CallStatus,
     ReviewRecord,
     ReviewState,
+    SuppressedFinding,
 )
 from continual.tables.store import Account, Entry, Receipt, Repository, Suggestion
 
@@ -30,5 +31,6 @@ __all__ = [
     "ReviewRecord",
     "ReviewState",
     "Suggestion",
+    "SuppressedFinding",
     "Token",
 ]
