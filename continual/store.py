@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
@@ -311,18 +311,22 @@ def person_edit(
     conn: Connection, entry_id: str, *, expected: int, demote: bool, actor: str, now: int
 ) -> int:
     """A person demotes or restores an entry; only this lifts a demotion. A restore also lifts
-    the suppression of every dismissal made until now (a later dismissal suppresses again)."""
-    values: dict[str, Any] = (
-        {"demoted_ms": now, "demoted_by": actor}
-        if demote
-        else {
-            "demoted_ms": None,
-            "demoted_by": None,
-            "suppression_lifted_ms": now,
-            "suppression_lifted_by": actor,
-        }
+    the suppression of every dismissal recorded so far (a later dismissal suppresses again): the
+    lift is stamped no earlier than the newest receipt, whatever GitHub's clock said."""
+    if demote:
+        return cas_update(conn, entry_id, expected, demoted_ms=now, demoted_by=actor)
+    newest = conn.execute(
+        select(func.max(Receipt.at_ms)).where(Receipt.entry_id == entry_id)
+    ).scalar_one_or_none()
+    return cas_update(
+        conn,
+        entry_id,
+        expected,
+        demoted_ms=None,
+        demoted_by=None,
+        suppression_lifted_ms=max(now, int(newest or 0)),
+        suppression_lifted_by=actor,
     )
-    return cas_update(conn, entry_id, expected, **values)
 
 
 def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int) -> int:

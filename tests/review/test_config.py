@@ -218,7 +218,8 @@ def test_writeback_and_decisions_sections() -> None:
     assert (plain.writeback.acknowledge, plain.writeback.suppress_days) == ("comment", 180)
     assert plain.decisions.judge is None
     config = loads_config(
-        seat + '[writeback]\nacknowledge = "reaction"\nsuppress_days = 30\n[decisions]\njudge = "a"\n'
+        seat
+        + '[writeback]\nacknowledge = "reaction"\nsuppress_days = 30\n[decisions]\njudge = "a"\n'
     )
     assert (config.writeback.acknowledge, config.writeback.suppress_days) == ("reaction", 30)
     assert config.decisions.judge == "a"
