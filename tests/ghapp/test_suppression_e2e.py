@@ -269,3 +269,20 @@ def test_the_handed_set_covers_the_dismissed_block(
     block = request["header"].split(DISMISSED_HEADER, 1)[1].split("\n\n", 1)[0]
     handed = DISMISSED_HEADER + block
     assert mine["set_sha256"] == hashlib.sha256(handed.encode()).hexdigest() == review.set_sha256
+
+
+def test_a_deleted_dismissal_suppresses_nothing(engine: Engine, tmp_path: Path, logs: Path) -> None:
+    with harness(engine, tmp_path, toml(tmp_path, logs)) as h:
+        first = review_at(h, HERE)
+        answer(h, first, "dismiss wont-fix")
+        (reply,) = [
+            c for c in h.sim.review_comments(REPO, first) if c["user"]["login"] == MAINTAINER
+        ]
+        h.sim.delete_comment(REPO, reply["id"])
+        h.run()
+        second = review_at(h, HERE)
+        header = last_request(logs)["header"]
+
+    assert [r.superseded for r in rows(engine, Receipt)] == [True]
+    assert len(suggestion_comments(h, second)) == 1 and withheld(engine, second) == []
+    assert DISMISSED_HEADER not in header
