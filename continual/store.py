@@ -248,8 +248,18 @@ def set_receipt(
     ).all()
     existing = next((r for r in same_source if r.decision == new.decision.value), None)
     others = [r.id for r in same_source if r.decision != new.decision.value and not r.superseded]
+    reason = new.reason.value if new.reason else None
     if existing is not None and not existing.superseded and not others:
-        return False
+        if existing.reason == reason:
+            return False
+        # The same decision for another reason (a dismissal edited from false-positive to
+        # wont-fix): the reason decides where it suppresses, so the receipt follows it.
+        conn.execute(
+            update(Receipt)
+            .where(Receipt.id == existing.id)
+            .values(reason=reason, rule=new.rule, span=new.span, actor=new.actor, at_ms=new.at_ms)
+        )
+        return True
     if others:
         conn.execute(update(Receipt).where(Receipt.id.in_(others)).values(superseded=True))
     if existing is not None:
@@ -258,7 +268,7 @@ def set_receipt(
             .where(Receipt.id == existing.id)
             .values(
                 superseded=False,
-                reason=new.reason,
+                reason=reason,
                 rule=new.rule,
                 span=new.span,
                 actor=new.actor,
@@ -272,7 +282,7 @@ def set_receipt(
             account_id=account_id,
             suggestion_id=new.suggestion_id,
             decision=new.decision.value,
-            reason=new.reason.value if new.reason else None,
+            reason=reason,
             source=new.source.value,
             rule=new.rule,
             span=new.span,

@@ -216,10 +216,11 @@ def hand_review_lessons(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
+        found = suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
         lessons = _query_hand(
             snapshot,
             target,
-            seen,
+            seen | refused_cards(found),
             surface=Surface.REVIEW,
             session_id=session_id,
             header=REVIEW_HEADER.format(repo=target.repository),
@@ -229,10 +230,7 @@ def hand_review_lessons(
             cap=cap,
             budget=None if max_chars is None else Budget.chars(max_chars),
         )
-        return _with_dismissed(
-            lessons,
-            suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days),
-        )
+        return _with_dismissed(lessons, found)
 
     # Other surfaces' hands do not count: a review's lessons sit in its shared header, and a
     # retried review is handed the same set again (recorded once).
@@ -249,6 +247,16 @@ def hand_review_lessons(
         snapshots=snapshots,
         dedupe_surfaces=(),
     )
+
+
+def refused_cards(found: Iterable[Suppression]) -> set[tuple[str, int]]:
+    """The lessons no surface hands: mechanisms maintainers refused repository-wide (a lesson
+    refused at one path still holds elsewhere)."""
+    return {(s.entry_id, s.revision) for s in found if s.repository_wide}
+
+
+def _refused(conn: Connection, target: Target, now: int) -> set[tuple[str, int]]:
+    return refused_cards(suppressions(conn, target.repository_id, now_ms=now))
 
 
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
@@ -301,7 +309,7 @@ def hand_brief(
             budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
-            seen=seen,
+            seen=seen | _refused(conn, target, now),
         )
         text = packed.text
         if preference.surfacing >= SURFACING_MEMORY:
@@ -349,12 +357,12 @@ def hand_context(
         return _nothing(Surface.CONTEXT, session_id)
 
     def compose(
-        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
         return _query_hand(
             snapshot,
             target,
-            seen,
+            seen | _refused(conn, target, now),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -403,7 +411,8 @@ def preview_recall(
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-    packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=set())
+    refused = _refused(conn, target, now)
+    packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
     return _handed(Surface.RECALL, "", packed), snapshot
 
 
@@ -423,9 +432,10 @@ def hand_recall(
     Surfacing does not apply (explicit queries always answer); the cap and dedupe do."""
 
     def compose(
-        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen)
+        refused = _refused(conn, target, now)
+        packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
         return _handed(Surface.RECALL, session_id, packed)
 
     return _deliver(

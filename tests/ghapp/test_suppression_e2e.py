@@ -286,3 +286,33 @@ def test_a_deleted_dismissal_suppresses_nothing(engine: Engine, tmp_path: Path, 
     assert [r.superseded for r in rows(engine, Receipt)] == [True]
     assert len(suggestion_comments(h, second)) == 1 and withheld(engine, second) == []
     assert DISMISSED_HEADER not in header
+
+
+def test_a_lesson_refused_later_is_no_longer_handed_anywhere(
+    engine: Engine, tmp_path: Path, logs: Path
+) -> None:
+    lesson = f"Check the result of `parse_config` in {HERE} before using it."
+    with harness(engine, tmp_path, toml(tmp_path, logs)) as h:
+        first = review_at(h, HERE)
+        answer(h, first, "accept")
+        second = review_at(h, HERE)
+        taught = last_request(logs)["header"]
+        answer(h, second, "No, we keep it unchecked here: wont-fix")
+        answer(h, second, "dismiss wont-fix")
+        third = review_at(h, HERE)
+        refused = last_request(logs)["header"]
+        with engine.begin() as conn:
+            secret = persons.create_token(conn, ORG, "mona", now=h.clock()).secret
+        brief = httpx.get(
+            f"{h.url}/v1/brief",
+            params={"repo": REPO, "session": "agent-1"},
+            headers={"authorization": f"Bearer {secret}"},
+            timeout=30,
+        )
+
+    assert f"- {lesson}" in taught and DISMISSED_HEADER not in taught
+    assert len(suggestion_comments(h, second)) == 1
+    assert f"- {lesson}" not in refused and DISMISSED_HEADER in refused
+    assert suggestion_comments(h, third) == [] and len(withheld(engine, third)) == 1
+    assert brief.status_code == 200, brief.text
+    assert lesson not in brief.text
