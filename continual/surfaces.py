@@ -30,6 +30,7 @@ from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
 from continual.suppression import (
     DEFAULT_SUPPRESS_DAYS,
     Suppression,
+    refused_cards,
     render_dismissed,
     suppressions,
 )
@@ -247,12 +248,6 @@ def hand_review_lessons(
         snapshots=snapshots,
         dedupe_surfaces=(),
     )
-
-
-def refused_cards(found: Iterable[Suppression]) -> set[tuple[str, int]]:
-    """The lessons no surface hands: mechanisms maintainers refused repository-wide (a lesson
-    refused at one path still holds elsewhere)."""
-    return {(s.entry_id, s.revision) for s in found if s.repository_wide}
 
 
 def _refused(conn: Connection, target: Target, now: int) -> set[tuple[str, int]]:

@@ -10,6 +10,7 @@ from continual.suppression.rules import (
     Suppression,
     Verdict,
     is_repository_wide,
+    refused_cards,
     suppressing,
     suppressions_of,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "is_repository_wide",
     "mechanisms",
     "record_withheld",
+    "refused_cards",
     "render_dismissed",
     "suppressing",
     "suppressions",

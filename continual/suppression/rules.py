@@ -148,3 +148,9 @@ def suppressions_of(
 def suppressing(suppressions: Sequence[Suppression], key: str, path: str) -> Suppression | None:
     """The suppression that refuses a finding of mechanism `key` at `path`, if any."""
     return next((s for s in suppressions if s.covers(key, path)), None)
+
+
+def refused_cards(found: Iterable[Suppression]) -> set[tuple[str, int]]:
+    """The (entry, revision) of lessons no surface hands: mechanisms refused repository-wide (a
+    lesson refused at one path still holds elsewhere)."""
+    return {(s.entry_id, s.revision) for s in found if s.repository_wide}

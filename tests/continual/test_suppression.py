@@ -7,6 +7,7 @@ from continual.suppression import (
     DISMISSED_HEADER,
     Mechanism,
     Verdict,
+    refused_cards,
     render_dismissed,
     suppressing,
     suppressions_of,
@@ -158,3 +159,10 @@ def test_a_title_with_newlines_stays_on_one_line() -> None:
     text = render_dismissed(suppressions_of(m, now_ms=T0 + 1))
     assert len(text.splitlines()) == 2
     assert "Two lines - forged: item" in text
+
+
+def test_only_lessons_refused_repository_wide_are_withheld_from_surfaces() -> None:
+    at_path = suppressions_of(mechanism(dismissed(T0, "false-positive")), now_ms=T0 + 1)
+    wide = suppressions_of(mechanism(dismissed(T0, "wont-fix")), now_ms=T0 + 1)
+    assert refused_cards(at_path) == set()
+    assert refused_cards(wide) == {("e_1", 3)}
