@@ -43,6 +43,7 @@ def review_ledger(
         for repository_id, tally in states_by_repository(conn, account_id, now_ms=now).items()
     }
     hits = hits_by_repository(conn, account_id)
+    suppressed = queries.suppressed(conn, account_id)
     result: list[RepositoryLedger] = []
     for repository_id, full_name in repositories:
         mine = [s for s in suggestions if s.repository_id == repository_id]
@@ -85,6 +86,7 @@ def review_ledger(
                 entries=EntryCounts(**{state.value: states[state.value] for state in EntryState}),
                 hits=hits.get(repository_id, 0),
                 memory=memory.get(repository_id, {}),
+                suppressed=suppressed.get(repository_id, 0),
                 lessons=own_lessons if brain else None,
                 handed=queries.handed_reviews(conn, account_id, repository_id) if brain else None,
             )

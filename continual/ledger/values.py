@@ -140,5 +140,6 @@ class RepositoryLedger:
     entries: EntryCounts
     hits: int
     memory: Mapping[str, int]
+    suppressed: int  # findings not posted: their mechanism was dismissed here (docs/writeback.md)
     lessons: tuple[Lesson, ...] | None = field(default=None, metadata={BRAIN: True})
     handed: tuple[ReviewHanded, ...] | None = field(default=None, metadata={BRAIN: True})

@@ -217,6 +217,7 @@ SCHEMAS: dict[str, Any] = {
                 {"active": INTEGER, "candidate": INTEGER, "demoted": INTEGER, "expired": INTEGER}
             ),
             "hits": INTEGER,
+            "suppressed": INTEGER,
             "lessons": _array(_ref("BrainLesson")),
             "handed": _array(_ref("ReviewHanded")),
         },

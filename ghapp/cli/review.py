@@ -92,6 +92,7 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  acceptance with lessons handed: {_rate(ledger.acceptance.with_lessons)}")
     print(f"  acceptance without lessons: {_rate(ledger.acceptance.without_lessons)}")
     print(f"  memory hits: {ledger.hits}")
+    print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
     print(f"  session memory: {_states(ledger.memory)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
     for rule in ledger.decisions_by_rule:
