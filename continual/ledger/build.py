@@ -14,6 +14,7 @@ from continual.ledger.values import (
     EntryCounts,
     RepositoryLedger,
     SeatLensCounts,
+    by_signal,
 )
 from continual.memory.store import hits_by_repository, states_by_repository
 from continual.recall.snapshot import load_lessons
@@ -79,6 +80,7 @@ def review_ledger(
                     for (seat, lens), found in sorted(by_seat.items())
                 ),
                 decisions_by_rule=rules.get(repository_id, ()),
+                decisions_by_signal=by_signal(rules.get(repository_id, ())),
                 acceptance=Acceptance(
                     with_lessons=Counts.of(with_lessons),
                     without_lessons=Counts.of(without_lessons),

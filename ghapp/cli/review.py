@@ -95,6 +95,12 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
     print(f"  session memory: {_states(ledger.memory)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
+    signals = [
+        f"{s.signal} {s.accepted}/{s.dismissed}"
+        for s in ledger.decisions_by_signal
+        if s.accepted or s.dismissed
+    ]
+    print(f"  decisions by signal (accepted/dismissed): {', '.join(signals) or 'none yet'}")
     for rule in ledger.decisions_by_rule:
         print(f"  decided by {rule.rule} ({rule.source}): {rule.count} {rule.decision}")
     if ledger.by_seat_and_lens:
