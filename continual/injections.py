@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, delete, insert, or_, select
 
 from continual.persons import Recording
+from continual.suppression import Suppression
 from continual.tables import Account, Injection, Repository
 from continual.values import Surface
 
@@ -55,6 +56,8 @@ class Handed:
     omitted: int
     chars: int
     recorded: bool
+    # The review surface also hands the repository's dismissed mechanisms (in `text` and `entries`).
+    dismissed: tuple[Suppression, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {

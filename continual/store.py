@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
@@ -248,8 +248,18 @@ def set_receipt(
     ).all()
     existing = next((r for r in same_source if r.decision == new.decision.value), None)
     others = [r.id for r in same_source if r.decision != new.decision.value and not r.superseded]
+    reason = new.reason.value if new.reason else None
     if existing is not None and not existing.superseded and not others:
-        return False
+        if existing.reason == reason:
+            return False
+        # The same decision for another reason (a dismissal edited from false-positive to
+        # wont-fix): the reason decides where it suppresses, so the receipt follows it.
+        conn.execute(
+            update(Receipt)
+            .where(Receipt.id == existing.id)
+            .values(reason=reason, rule=new.rule, span=new.span, actor=new.actor, at_ms=new.at_ms)
+        )
+        return True
     if others:
         conn.execute(update(Receipt).where(Receipt.id.in_(others)).values(superseded=True))
     if existing is not None:
@@ -258,7 +268,7 @@ def set_receipt(
             .where(Receipt.id == existing.id)
             .values(
                 superseded=False,
-                reason=new.reason,
+                reason=reason,
                 rule=new.rule,
                 span=new.span,
                 actor=new.actor,
@@ -272,7 +282,7 @@ def set_receipt(
             account_id=account_id,
             suggestion_id=new.suggestion_id,
             decision=new.decision.value,
-            reason=new.reason.value if new.reason else None,
+            reason=reason,
             source=new.source.value,
             rule=new.rule,
             span=new.span,
@@ -315,13 +325,23 @@ def retract(
 def person_edit(
     conn: Connection, entry_id: str, *, expected: int, demote: bool, actor: str, now: int
 ) -> int:
-    """A person demotes or restores an entry; only this lifts a demotion."""
-    values: dict[str, Any] = (
-        {"demoted_ms": now, "demoted_by": actor}
-        if demote
-        else {"demoted_ms": None, "demoted_by": None}
+    """A person demotes or restores an entry; only this lifts a demotion. A restore also lifts
+    the suppression of every dismissal recorded so far (a later dismissal suppresses again): the
+    lift is stamped no earlier than the newest receipt, whatever GitHub's clock said."""
+    if demote:
+        return cas_update(conn, entry_id, expected, demoted_ms=now, demoted_by=actor)
+    newest = conn.execute(
+        select(func.max(Receipt.at_ms)).where(Receipt.entry_id == entry_id)
+    ).scalar_one_or_none()
+    return cas_update(
+        conn,
+        entry_id,
+        expected,
+        demoted_ms=None,
+        demoted_by=None,
+        suppression_lifted_ms=max(now, int(newest or 0)),
+        suppression_lifted_by=actor,
     )
-    return cas_update(conn, entry_id, expected, **values)
 
 
 def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int) -> int:

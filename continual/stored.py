@@ -68,6 +68,8 @@ class StoredEntry:
     created_ms: int
     deleted_ms: int | None
     tombstone_sources: str | None  # JSON list of suggestion ids
+    suppression_lifted_ms: int | None = None
+    suppression_lifted_by: str | None = None
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:

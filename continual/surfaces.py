@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine
@@ -26,6 +27,13 @@ from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.index import Card
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
+from continual.suppression import (
+    DEFAULT_SUPPRESS_DAYS,
+    Suppression,
+    refused_cards,
+    render_dismissed,
+    suppressions,
+)
 from continual.values import Surface
 
 __all__ = [
@@ -134,17 +142,7 @@ def _snapshot(
 
 
 def _with_recorded(handed: Handed) -> Handed:
-    return Handed(
-        handed.surface,
-        handed.session_id,
-        handed.text,
-        handed.lessons,
-        handed.set_sha256,
-        handed.entries,
-        handed.omitted,
-        handed.chars,
-        True,
-    )
+    return replace(handed, recorded=True)
 
 
 def _query_hand(
@@ -195,8 +193,10 @@ def hand_review_lessons(
     now: int,
     max_chars: int | None = None,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
-    """The review surface: the lessons for a review's changed paths and identifiers.
+    """The review surface: the lessons for a review's changed paths and identifiers, then the
+    repository's dismissed mechanisms (docs/writeback.md), which the text and entries include.
 
     ``session_id`` is the review id. Lessons are ranked by the recall index (score, then id),
     at most ``cap`` complete cards (and ``max_chars`` of text when given) are handed, and the text
@@ -215,12 +215,13 @@ def hand_review_lessons(
         return target
 
     def compose(
-        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        return _query_hand(
+        found = suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
+        lessons = _query_hand(
             snapshot,
             target,
-            seen,
+            seen | refused_cards(found),
             surface=Surface.REVIEW,
             session_id=session_id,
             header=REVIEW_HEADER.format(repo=target.repository),
@@ -230,6 +231,7 @@ def hand_review_lessons(
             cap=cap,
             budget=None if max_chars is None else Budget.chars(max_chars),
         )
+        return _with_dismissed(lessons, found)
 
     # Other surfaces' hands do not count: a review's lessons sit in its shared header, and a
     # retried review is handed the same set again (recorded once).
@@ -245,6 +247,29 @@ def hand_review_lessons(
         now=now,
         snapshots=snapshots,
         dedupe_surfaces=(),
+    )
+
+
+def _refused(conn: Connection, target: Target, now: int) -> set[tuple[str, int]]:
+    return refused_cards(suppressions(conn, target.repository_id, now_ms=now))
+
+
+def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
+    """The lessons handed, then the dismissed block: one text, one set, one receipt."""
+    if not dismissed:
+        return handed
+    text = PARTS_SEPARATOR.join(part for part in (handed.text, render_dismissed(dismissed)) if part)
+    entries = list(handed.entries)
+    for suppression in dismissed:
+        if (suppression.entry_id, suppression.revision) not in entries:
+            entries.append((suppression.entry_id, suppression.revision))
+    return replace(
+        handed,
+        text=text,
+        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        entries=tuple(entries),
+        chars=len(text),
+        dismissed=tuple(dismissed),
     )
 
 
@@ -279,7 +304,7 @@ def hand_brief(
             budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
-            seen=seen,
+            seen=seen | _refused(conn, target, now),
         )
         text = packed.text
         if preference.surfacing >= SURFACING_MEMORY:
@@ -327,12 +352,12 @@ def hand_context(
         return _nothing(Surface.CONTEXT, session_id)
 
     def compose(
-        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
         return _query_hand(
             snapshot,
             target,
-            seen,
+            seen | _refused(conn, target, now),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -381,7 +406,8 @@ def preview_recall(
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-    packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=set())
+    refused = _refused(conn, target, now)
+    packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
     return _handed(Surface.RECALL, "", packed), snapshot
 
 
@@ -401,9 +427,10 @@ def hand_recall(
     Surfacing does not apply (explicit queries always answer); the cap and dedupe do."""
 
     def compose(
-        _conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
+        conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen)
+        refused = _refused(conn, target, now)
+        packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
         return _handed(Surface.RECALL, session_id, packed)
 
     return _deliver(

@@ -16,7 +16,15 @@ from sqlalchemy import Engine, func, select
 
 from continual.persons import create_token
 from continual.recall.snapshot import load_lessons
-from continual.tables import Injection, Receipt, Repository, ReviewRecord, Suggestion
+from continual.suppression import suppressions
+from continual.tables import (
+    Injection,
+    Receipt,
+    Repository,
+    ReviewRecord,
+    Suggestion,
+    SuppressedFinding,
+)
 from continual.values import EntryState
 from ghapp.app import build_deps, create_app
 from ghapp.cli.review import ledgers, print_ledger
@@ -53,7 +61,7 @@ SECOND_PATCH = """@@ -1,3 +1,7 @@
 
  def charge(request):
 +    try:
-+        return refund(request)
++        return refund(eval(request["amount"]))
 +    except:
 +        return None"""
 
@@ -197,22 +205,34 @@ def run_steps(demo: Demo) -> None:
         why = f"rule {receipt.rule}" + (f", reason {receipt.reason}" if receipt.reason else "")
         echo(f"      receipt: {receipt.decision} by {receipt.actor} ({why})")
 
-    step(echo, 6, "Lessons become active…")
+    step(echo, 6, "Lessons become active; the dismissed mechanism is remembered…")
     with reading(demo.engine) as conn:
-        account_id = conn.execute(select(Repository.account_id)).scalar_one()
+        account_id, repository_id = conn.execute(select(Repository.account_id, Repository.id)).one()
         lessons = load_lessons(conn, account_id, now=now_ms())
+        refused = suppressions(conn, repository_id, now_ms=now_ms())
     active = [lesson for lesson in lessons if lesson.state is EntryState.ACTIVE]
     check(len(active) == 1, f"expected 1 active lesson, the store has {len(active)}")
+    check(len(refused) == 1, f"expected 1 dismissed mechanism, the store has {len(refused)}")
+    dismissed = refused[0]
     for lesson in lessons:
-        echo(f"      [{lesson.state.value}] {lesson.text or lesson.title}")
+        if lesson.id == dismissed.entry_id:
+            echo(
+                f"      [dismissed] {dismissed.title} — not raised again at {dismissed.path} "
+                f"({dismissed.reason}, {dismissed.actor})"
+            )
+        else:
+            echo(f"      [{lesson.state.value}] {lesson.text or lesson.title}")
 
-    step(echo, 7, "Opening PR #2, touching the same file…")
+    step(echo, 7, "Opening PR #2, touching the same file and re-raising the dismissed finding…")
     second = demo.sim.open_pull(
         REPO, title="Refund on failure", files={PATH: SECOND_PATCH}, author="sam"
     )
-    review_step(demo, second["number"])
+    posted = review_step(demo, second["number"])
     with reading(demo.engine) as conn:
         review = conn.execute(select(ReviewRecord).where(ReviewRecord.pr == second["number"])).one()
+        withheld = conn.execute(
+            select(SuppressedFinding).where(SuppressedFinding.review_id == review.id)
+        ).all()
         handed = conn.execute(
             select(Injection).where(
                 Injection.session_id == review.id, Injection.surface == "review"
@@ -225,9 +245,25 @@ def run_steps(demo: Demo) -> None:
         )
     handed_ids = {entry[0] for row in handed for entry in json.loads(row.entries)}
     check(active[0].id in handed_ids, "the second review was not handed the active lesson")
+    check(dismissed.entry_id in handed_ids, "the second review was not told what was dismissed")
     check(sets == {review.set_sha256}, "the new suggestions do not carry the handed set")
-    echo(f"      the review was handed {len(handed_ids)} lesson(s), set {review.set_sha256[:12]}:")
+    lesson_ids = handed_ids - {dismissed.entry_id}
+    echo(f"      the review was handed {len(lesson_ids)} lesson(s), set {review.set_sha256[:12]}:")
     echo(f"        {active[0].text}")
+    echo(f"      and told: do not raise {dismissed.title!r} at {dismissed.path} again")
+    check(
+        not any(dismissed.title in str(c["body"]) for c in posted),
+        "the dismissed finding was posted again",
+    )
+    check(
+        [(w.title, w.receipt_id) for w in withheld] == [(dismissed.title, dismissed.receipt_id)],
+        f"expected {dismissed.title!r} recorded as suppressed, the store has {len(withheld)} rows",
+    )
+    for item in withheld:
+        echo(
+            f"      not posted: {item.title!r} at line {item.line} (suppressed by receipt "
+            f"#{item.receipt_id}: {item.reason} by {item.actor})"
+        )
 
     step(echo, 8, "The ledger:")
     for record in ledgers(demo.engine, now=now_ms()):

@@ -21,6 +21,10 @@ OUTSIDE_HEADER = "Findings on lines outside the diff:"
 FOLDED_HEADER = "Findings GitHub would not place on the diff:"
 FAILED_NOTE = "{failed} of {total} calls failed; `hindsight ledger` lists them."
 OMITTED_NOTE = "({count} more findings omitted)"
+WITHHELD_NOTE = (
+    "{count} more findings not posted: maintainers dismissed their mechanism here before "
+    "(`hindsight ledger` counts them; `hindsight entry restore` lifts a dismissal)."
+)
 MAX_BODY_CHARS = 60_000
 MAX_COMMENTS = 200
 BODY_EXCERPT_CHARS = 400
@@ -145,8 +149,10 @@ def compose(
     calls: Sequence[CallOutcome],
     seats: Sequence[str],
     lenses: Sequence[str],
+    withheld: int = 0,
 ) -> Draft:
-    """The review to post: findings on diff lines as comments, the rest listed in the body."""
+    """The review to post: findings on diff lines as comments, the rest listed in the body;
+    ``withheld`` findings were not posted (their mechanism was dismissed here) and only counted."""
     lines = commentable_lines(files)
     comments: list[DraftItem] = []
     outside: list[str] = []
@@ -163,6 +169,8 @@ def compose(
         f"{', '.join(seats)} × {', '.join(lenses)}: {len(findings)} findings."
     )
     head = [summary]
+    if withheld:
+        head += ["", WITHHELD_NOTE.format(count=withheld)]
     if failed:
         head += ["", FAILED_NOTE.format(failed=failed, total=len(calls))]
     tail = ["", review_marker(review_id)]

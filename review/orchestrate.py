@@ -49,6 +49,7 @@ class ReviewJob:
     lessons_text: str = ""
     recalled: tuple[MemoryItem, ...] = ()
     checkout: Path | None = None
+    dismissed_text: str = ""  # the repository's dismissed mechanisms, as the header hands them
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,12 @@ async def run_review(
     proof_timeout_s: float = PROOF_TIMEOUT_S,
 ) -> ReviewRun:
     """Run every call (up to ``max_calls``), dedupe the findings, run their proofs."""
-    header = render_header(repository=job.repository, pull=job.pull, lessons=job.lessons)
+    header = render_header(
+        repository=job.repository,
+        pull=job.pull,
+        lessons=job.lessons,
+        dismissed_text=job.dismissed_text,
+    )
     shards = cut_shards(job.files, settings.shard_chars)
     planned = plan_calls(seats, lenses, shards)
     runnable, over = planned[: settings.max_calls], planned[settings.max_calls :]

@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from continual.associations import find_identifiers
 from continual.memory import recall_items, write_session_file
 from continual.recall.snapshot import SnapshotCache
+from continual.suppression import Withheld, render_dismissed, suppressing
 from continual.surfaces import Handed, hand_review_lessons
 from continual.tables import ReviewState
 from review import records
@@ -29,6 +30,7 @@ from review.proof import checkout_dir
 from review.records import ReviewTarget
 from review.seats import make_seat
 from review.shards import PullFile
+from review.subjects import finding_of_subject
 
 MAX_IDENTIFIERS = 200
 
@@ -123,6 +125,7 @@ def _lessons(
         cap=reviewer.config.review.lesson_cap,
         now=reviewer.clock(),
         snapshots=reviewer.snapshots,
+        suppress_days=reviewer.config.writeback.suppress_days,
     )
 
 
@@ -143,6 +146,13 @@ def _job(
             now_ms=reviewer.clock(),
             exclude_review=review_id,
         )
+    # A dismissed mechanism's finding, remembered from an earlier review, is not handed again.
+    recalled = [
+        item
+        for item in recalled
+        if (found := finding_of_subject(item.subject)) is None
+        or suppressing(handed.dismissed, *found) is None
+    ]
     checkout = checkout_dir(reviewer.store_dir, target.repository)
     return ReviewJob(
         review_id=review_id,
@@ -153,6 +163,7 @@ def _job(
         lessons_text=handed.text,
         recalled=tuple(recalled),
         checkout=checkout if checkout.is_dir() else None,
+        dismissed_text=render_dismissed(handed.dismissed),
     )
 
 
@@ -171,7 +182,8 @@ async def _review(
         seats = [make_seat(seat, client=http) for seat in config.seats]
         run = await run_review(job, seats=seats, lenses=config.lenses, settings=config.review)
     now = reviewer.clock()
-    suggestions = records.new_suggestion_ids(run.findings)
+    posted, withheld = withhold(run.findings, handed)
+    suggestions = records.new_suggestion_ids(posted)
     draft = None
     if suggestions:
         draft = compose(
@@ -182,9 +194,43 @@ async def _review(
             calls=run.calls,
             seats=[seat.name for seat in config.seats],
             lenses=[lens.name for lens in config.lenses],
+            withheld=len(withheld),
         )
-    await asyncio.to_thread(_save, reviewer, target, job, run, suggestions, draft, handed, now)
+    await asyncio.to_thread(
+        _save, reviewer, target, job, run, suggestions, withheld, draft, handed, now
+    )
+    if withheld:
+        log.info(
+            "findings withheld: dismissed here before",
+            extra={"review": review_id, "repo": target.repository, "withheld": len(withheld)},
+        )
     return draft
+
+
+def withhold(
+    findings: Sequence[PostedFinding], handed: Handed
+) -> tuple[list[PostedFinding], list[Withheld]]:
+    """Split the findings into those to post and those whose mechanism was dismissed here."""
+    posted: list[PostedFinding] = []
+    withheld: list[Withheld] = []
+    for item in findings:
+        finding = item.finding
+        suppression = suppressing(handed.dismissed, item.key, finding.path)
+        if suppression is None:
+            posted.append(item)
+            continue
+        withheld.append(
+            Withheld(
+                key=item.key,
+                path=finding.path,
+                line=finding.line,
+                seat=item.seat,
+                lens=item.lens,
+                title=finding.title,
+                suppression=suppression,
+            )
+        )
+    return posted, withheld
 
 
 def _save(
@@ -193,6 +239,7 @@ def _save(
     job: ReviewJob,
     run: ReviewRun,
     suggestions: Sequence[tuple[str, PostedFinding]],
+    withheld: Sequence[Withheld],
     draft: Draft | None,
     handed: Handed,
     now: int,
@@ -204,6 +251,7 @@ def _save(
         target,
         run=run,
         suggestions=suggestions,
+        withheld=withheld,
         draft=draft,
         lessons_sha256=handed.set_sha256,
         lessons=len(handed.lessons),

@@ -39,8 +39,10 @@ def render_header(
     repository: str,
     pull: PullRequestInfo,
     lessons: Sequence[LessonRef],
+    dismissed_text: str = "",
 ) -> str:
-    """The header shared, byte for byte, by every call of one review."""
+    """The header shared, byte for byte, by every call of one review; ``dismissed_text`` is the
+    block of mechanisms maintainers dismissed in the repository (none: no such part)."""
     lesson_lines = [f"- {_one_line(lesson.text)}" for lesson in lessons] or [NO_LESSONS]
     body = pull.body.strip() or "(no description)"
     parts = [
@@ -59,6 +61,7 @@ def render_header(
         "Lessons this repository has learned (follow them):",
         *lesson_lines,
         "",
+        *([dismissed_text.rstrip("\n"), ""] if dismissed_text.strip() else []),
         HEADER_END,
     ]
     return "\n".join(parts)

@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from continual import store
 from continual.decide import ThreadDecision
 from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
+from continual.suppression import Withheld, record_withheld
 from continual.tables import (
     Agreement,
     CallRecordRow,
@@ -20,6 +21,7 @@ from continual.tables import (
     ReviewRecord,
     ReviewState,
     Suggestion,
+    SuppressedFinding,
 )
 from continual.values import Decision, Source
 from review.compose import Draft
@@ -94,6 +96,7 @@ def _reset(conn: Connection, review_id: str) -> None:
     conn.execute(delete(CallRecordRow).where(CallRecordRow.review_id == review_id))
     conn.execute(delete(Agreement).where(Agreement.review_id == review_id))
     conn.execute(delete(Suggestion).where(Suggestion.review_id == review_id))
+    conn.execute(delete(SuppressedFinding).where(SuppressedFinding.review_id == review_id))
     delete_rows(conn, review_id)
 
 
@@ -113,8 +116,10 @@ def save_run(
     learned: Sequence[MemoryItem],
     hits: Sequence[MemoryHit],
     now: int,
+    withheld: Sequence[Withheld] = (),
 ) -> None:
-    """Store everything the run produced in one transaction and move the row to posting/empty."""
+    """Store everything the run produced in one transaction and move the row to posting/empty;
+    ``withheld`` are the findings not posted because their mechanism was dismissed here."""
     with engine.begin() as conn:
         _save_calls(conn, target.account_id, run, now)
         for suggestion_id, item in suggestions:
@@ -122,6 +127,14 @@ def save_run(
                 conn, _suggestion(target, run, suggestion_id, item, lessons_sha256), now=now
             )
             _save_agreements(conn, target.account_id, run.review_id, suggestion_id, item, now)
+        record_withheld(
+            conn,
+            account_id=target.account_id,
+            repository_id=target.repository_id,
+            review_id=run.review_id,
+            withheld=withheld,
+            now=now,
+        )
         save_items(
             conn,
             account_id=target.account_id,

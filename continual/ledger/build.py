@@ -14,6 +14,7 @@ from continual.ledger.values import (
     EntryCounts,
     RepositoryLedger,
     SeatLensCounts,
+    by_signal,
 )
 from continual.memory.store import hits_by_repository, states_by_repository
 from continual.recall.snapshot import load_lessons
@@ -43,6 +44,7 @@ def review_ledger(
         for repository_id, tally in states_by_repository(conn, account_id, now_ms=now).items()
     }
     hits = hits_by_repository(conn, account_id)
+    suppressed = queries.suppressed(conn, account_id)
     result: list[RepositoryLedger] = []
     for repository_id, full_name in repositories:
         mine = [s for s in suggestions if s.repository_id == repository_id]
@@ -78,6 +80,7 @@ def review_ledger(
                     for (seat, lens), found in sorted(by_seat.items())
                 ),
                 decisions_by_rule=rules.get(repository_id, ()),
+                decisions_by_signal=by_signal(rules.get(repository_id, ())),
                 acceptance=Acceptance(
                     with_lessons=Counts.of(with_lessons),
                     without_lessons=Counts.of(without_lessons),
@@ -85,6 +88,7 @@ def review_ledger(
                 entries=EntryCounts(**{state.value: states[state.value] for state in EntryState}),
                 hits=hits.get(repository_id, 0),
                 memory=memory.get(repository_id, {}),
+                suppressed=suppressed.get(repository_id, 0),
                 lessons=own_lessons if brain else None,
                 handed=queries.handed_reviews(conn, account_id, repository_id) if brain else None,
             )

@@ -24,6 +24,7 @@ from continual.tables import (
     ReviewRecord,
     ReviewState,
     Suggestion,
+    SuppressedFinding,
 )
 from continual.values import Decision, Surface
 
@@ -148,6 +149,16 @@ def agreements(conn: Connection, account_id: int) -> Counter[str]:
             select(Agreement.suggestion_id).where(Agreement.account_id == account_id)
         ).scalars()
     )
+
+
+def suppressed(conn: Connection, account_id: int) -> dict[int, int]:
+    """Per repository: findings reviews did not post because their mechanism was dismissed here."""
+    rows = conn.execute(
+        select(SuppressedFinding.repository_id, func.count())
+        .where(SuppressedFinding.account_id == account_id)
+        .group_by(SuppressedFinding.repository_id)
+    ).all()
+    return {int(repository_id): int(count) for repository_id, count in rows}
 
 
 def rules(conn: Connection, account_id: int) -> dict[int, tuple[RuleCount, ...]]:

@@ -89,6 +89,53 @@ class RuleCount:
 
 
 @dataclass(frozen=True, slots=True)
+class SignalCount:
+    """How many current decisions came from one kind of maintainer signal."""
+
+    signal: str
+    accepted: int
+    dismissed: int
+
+
+# The kinds of signal a maintainer's decision can come from, in the order the ledger shows them.
+# A reply is told apart by the rule that read it: the typed grammar, plain phrasing, the judge.
+SIGNALS = (
+    "grammar",
+    "natural",
+    "judge",
+    "reaction",
+    "applied",
+    "fix_pr",
+    "merged_author_fix",
+    "person",
+)
+
+
+def signal_of(rule: str, source: str) -> str:
+    """The kind of signal behind a receipt, from its source and the rule that read it."""
+    if source != "reply":
+        return source
+    if rule.startswith("judge:"):
+        return "judge"
+    return "natural" if rule.startswith("natural") else "grammar"
+
+
+def by_signal(rules: tuple[RuleCount, ...]) -> tuple[SignalCount, ...]:
+    """Decisions per signal, every known signal listed (zeros included) and any other after."""
+    tally: dict[str, dict[str, int]] = {s: {"accepted": 0, "dismissed": 0} for s in SIGNALS}
+    for rule in rules:
+        counts = tally.setdefault(
+            signal_of(rule.rule, rule.source), {"accepted": 0, "dismissed": 0}
+        )
+        if rule.decision in counts:
+            counts[rule.decision] += rule.count
+    return tuple(
+        SignalCount(signal, counts["accepted"], counts["dismissed"])
+        for signal, counts in tally.items()
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Acceptance:
     """Outcomes of suggestions whose review was handed lessons, and of the others."""
 
@@ -136,9 +183,11 @@ class RepositoryLedger:
     suggestions: Counts
     by_seat_and_lens: tuple[SeatLensCounts, ...]
     decisions_by_rule: tuple[RuleCount, ...]
+    decisions_by_signal: tuple[SignalCount, ...]
     acceptance: Acceptance
     entries: EntryCounts
     hits: int
     memory: Mapping[str, int]
+    suppressed: int  # findings not posted: their mechanism was dismissed here (docs/writeback.md)
     lessons: tuple[Lesson, ...] | None = field(default=None, metadata={BRAIN: True})
     handed: tuple[ReviewHanded, ...] | None = field(default=None, metadata={BRAIN: True})

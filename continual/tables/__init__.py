@@ -12,6 +12,7 @@ from continual.tables.reviews import (
     CallStatus,
     ReviewRecord,
     ReviewState,
+    SuppressedFinding,
 )
 from continual.tables.store import Account, Entry, Receipt, Repository, Suggestion
 
@@ -32,5 +33,6 @@ __all__ = [
     "ReviewRecord",
     "ReviewState",
     "Suggestion",
+    "SuppressedFinding",
     "Token",
 ]

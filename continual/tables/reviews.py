@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from sqlalchemy import BigInteger, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from continual.orm import Base
@@ -96,4 +96,31 @@ class Agreement(Base):
     seat: Mapped[str] = mapped_column(String(100))
     lab: Mapped[str] = mapped_column(String(100))
     lens: Mapped[str] = mapped_column(String(100))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class SuppressedFinding(Base):
+    """A finding a review did not post: its mechanism was dismissed here (docs/writeback.md)."""
+
+    __tablename__ = "suppressed_findings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(
+        ForeignKey("repositories.id", ondelete="CASCADE"), index=True
+    )
+    review_id: Mapped[str] = mapped_column(ForeignKey("reviews.id", ondelete="CASCADE"), index=True)
+    entry_id: Mapped[str] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"))
+    receipt_id: Mapped[int | None] = mapped_column(Integer)  # the dismissal that suppressed it
+    key: Mapped[str] = mapped_column(String(80))
+    path: Mapped[str] = mapped_column(Text)
+    line: Mapped[int | None] = mapped_column(Integer)
+    seat: Mapped[str] = mapped_column(String(100))
+    lens: Mapped[str] = mapped_column(String(100))
+    title: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(String(32))
+    repository_wide: Mapped[bool] = mapped_column(Boolean, default=False)
+    actor: Mapped[str | None] = mapped_column(String(100))
     created_ms: Mapped[int] = mapped_column(BigInteger)

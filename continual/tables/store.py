@@ -107,6 +107,9 @@ class Entry(Base):
     revision: Mapped[int] = mapped_column(Integer, default=1)
     demoted_ms: Mapped[int | None] = mapped_column(BigInteger)
     demoted_by: Mapped[str | None] = mapped_column(String(100))
+    # A person's restore lifts the suppression of the dismissals made up to this moment.
+    suppression_lifted_ms: Mapped[int | None] = mapped_column(BigInteger)
+    suppression_lifted_by: Mapped[str | None] = mapped_column(String(100))
     last_confirmed_ms: Mapped[int | None] = mapped_column(BigInteger)
     expires_ms: Mapped[int | None] = mapped_column(BigInteger)
     created_ms: Mapped[int] = mapped_column(BigInteger)

@@ -207,6 +207,9 @@ SCHEMAS: dict[str, Any] = {
             "decisions_by_rule": _array(
                 _object({"rule": STRING, "decision": STRING, "source": STRING, "count": INTEGER})
             ),
+            "decisions_by_signal": _array(
+                _object({"signal": STRING, "accepted": INTEGER, "dismissed": INTEGER})
+            ),
             "memory": {"type": "object", "additionalProperties": INTEGER},
             "suggestions": _ref("Counts"),
             "by_seat_and_lens": _array(_ref("SeatLensCounts")),
@@ -217,6 +220,7 @@ SCHEMAS: dict[str, Any] = {
                 {"active": INTEGER, "candidate": INTEGER, "demoted": INTEGER, "expired": INTEGER}
             ),
             "hits": INTEGER,
+            "suppressed": INTEGER,
             "lessons": _array(_ref("BrainLesson")),
             "handed": _array(_ref("ReviewHanded")),
         },

@@ -174,6 +174,8 @@ def cmd_entry(args: argparse.Namespace, settings: Settings) -> int:
             print(f"hindsight entry: {exc}", file=sys.stderr)
             return 1
     print(f"{args.entry_id} {args.action}d, now at revision {revision}")
+    if args.action == "restore":
+        print("  its earlier dismissals no longer keep its findings from being posted")
     return 0
 
 

@@ -92,8 +92,15 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  acceptance with lessons handed: {_rate(ledger.acceptance.with_lessons)}")
     print(f"  acceptance without lessons: {_rate(ledger.acceptance.without_lessons)}")
     print(f"  memory hits: {ledger.hits}")
+    print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
     print(f"  session memory: {_states(ledger.memory)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
+    signals = [
+        f"{s.signal} {s.accepted}/{s.dismissed}"
+        for s in ledger.decisions_by_signal
+        if s.accepted or s.dismissed
+    ]
+    print(f"  decisions by signal (accepted/dismissed): {', '.join(signals) or 'none yet'}")
     for rule in ledger.decisions_by_rule:
         print(f"  decided by {rule.rule} ({rule.source}): {rule.count} {rule.decision}")
     if ledger.by_seat_and_lens:

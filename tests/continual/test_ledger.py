@@ -63,3 +63,24 @@ def test_ledger_values_are_frozen(engine: Engine) -> None:
         app.suggestions.accepted = 1  # type: ignore[misc]
     with pytest.raises(FrozenInstanceError):
         app.entries.active = 1  # type: ignore[misc]
+
+
+def test_decisions_are_counted_by_the_signal_behind_them() -> None:
+    from continual.ledger.values import SIGNALS, RuleCount, by_signal, signal_of
+
+    assert signal_of("grammar.accept", "reply") == "grammar"
+    assert signal_of("natural.fr.corrige", "reply") == "natural"
+    assert signal_of("judge:alpha", "reply") == "judge"
+    assert signal_of("reaction.thumbs-up", "reaction") == "reaction"
+    rules = (
+        RuleCount("grammar.accept", "accepted", "reply", 2),
+        RuleCount("natural.intentional", "dismissed", "reply", 1),
+        RuleCount("judge:alpha", "dismissed", "reply", 3),
+        RuleCount("applied.suggestion-block", "accepted", "applied", 1),
+        RuleCount("something.new", "accepted", "elsewhere", 4),
+    )
+    counted = {c.signal: (c.accepted, c.dismissed) for c in by_signal(rules)}
+    assert list(counted)[: len(SIGNALS)] == list(SIGNALS), "every known signal, in order"
+    assert counted["grammar"] == (2, 0) and counted["natural"] == (0, 1)
+    assert counted["judge"] == (0, 3) and counted["applied"] == (1, 0)
+    assert counted["reaction"] == (0, 0) and counted["elsewhere"] == (4, 0)

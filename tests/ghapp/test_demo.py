@@ -40,7 +40,12 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
         "receipt: accepted by olivia",
         "receipt: dismissed by olivia (rule grammar.dismiss, reason false-positive)",
         "[active] Catch the specific exception",
+        "[dismissed] eval of dynamic input — not raised again at src/payments/charge.py "
+        "(false-positive, olivia)",
         "the review was handed 1 lesson(s)",
+        "not posted: 'eval of dynamic input' at line 5 (suppressed by receipt #",
+        ": false-positive by olivia)",
+        "findings not posted (dismissed here before): 1",
         "decided by grammar.accept (reply): 1 accepted",
         "decided by grammar.dismiss (reply): 1 dismissed",
         "[9/9] Done",

@@ -195,3 +195,19 @@ def test_commentable_lines_are_added_and_context_lines_of_the_new_file() -> None
     assert commentable_lines([PullFile("a.py", "modified", patch)]) == {
         "a.py": frozenset({1, 2, 3})
     }
+
+
+def test_the_body_counts_findings_withheld_because_they_were_dismissed_here() -> None:
+    arguments: dict[str, Any] = {
+        "review_id": "r_1",
+        "commit_id": "a" * 40,
+        "findings": [("s_in", posted(2, "b = 20"))],
+        "files": files(1),
+        "calls": [],
+        "seats": ["alpha"],
+        "lenses": ["correctness"],
+    }
+    assert "not posted" not in compose(**arguments).body
+    body = compose(**arguments, withheld=2).body
+    assert "2 more findings not posted: maintainers dismissed their mechanism here before" in body
+    assert marked_review_id(body) == "r_1"

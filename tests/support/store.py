@@ -50,6 +50,7 @@ def add_suggestion(
     title: str = TITLE,
     lesson: str = LESSON,
     lens: str = "correctness",
+    path: str = "src/app.py",
     **fields: Any,
 ) -> str:
     sid = f"s{next(_ids)}"
@@ -59,7 +60,7 @@ def add_suggestion(
         repository_id=repository_id,
         pr=pr,
         head_sha="a" * 40,
-        path="src/app.py",
+        path=path,
         line=12,
         seat="alpha",
         lab=lab,

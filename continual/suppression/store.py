@@ -1,0 +1,131 @@
+"""Suppression in the store: a repository's refused mechanisms, read from entries and receipts, and
+the findings a review did not post because of them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, insert, or_, select
+
+from continual.suppression.rules import (
+    DEFAULT_SUPPRESS_DAYS,
+    Mechanism,
+    PathReceipt,
+    Suppression,
+    suppressions_of,
+)
+from continual.tables import Entry, Receipt, Suggestion, SuppressedFinding
+from continual.values import Decision
+
+
+@dataclass(frozen=True, slots=True)
+class Withheld:
+    """A finding a review did not post, and the suppression that withheld it."""
+
+    key: str
+    path: str
+    line: int | None
+    seat: str
+    lens: str
+    title: str
+    suppression: Suppression
+
+
+def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
+    """The repository's live entries that were ever dismissed or demoted, with their receipts."""
+    dismissed = (
+        select(Receipt.entry_id)
+        .where(Receipt.decision == Decision.DISMISSED.value)
+        .scalar_subquery()
+    )
+    entries = conn.execute(
+        select(Entry)
+        .where(
+            Entry.repository_id == repository_id,
+            Entry.deleted_ms.is_(None),
+            or_(Entry.demoted_ms.is_not(None), Entry.id.in_(dismissed)),
+        )
+        .order_by(Entry.id)
+    ).all()
+    if not entries:
+        return []
+    rows = conn.execute(
+        select(Receipt, Suggestion.path)
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(Receipt.entry_id.in_([row.id for row in entries]))
+        .order_by(Receipt.id)
+    ).all()
+    verdicts: dict[str, list[PathReceipt]] = {}
+    for row in rows:
+        verdicts.setdefault(row.entry_id, []).append(
+            PathReceipt(
+                row.id, row.decision, row.reason, row.path, row.actor, row.at_ms, row.superseded
+            )
+        )
+    return [
+        Mechanism(
+            entry_id=row.id,
+            key=row.key,
+            lens=row.lens,
+            title=row.title,
+            verdicts=tuple(verdicts.get(row.id, ())),
+            demoted_by=row.demoted_by,
+            demoted=row.demoted_ms is not None,
+            lifted_ms=row.suppression_lifted_ms,
+            revision=row.revision,
+        )
+        for row in entries
+    ]
+
+
+def suppressions(
+    conn: Connection,
+    repository_id: int,
+    *,
+    now_ms: int,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
+) -> tuple[Suppression, ...]:
+    """Every suppression standing in the repository now, ordered by entry id, then path."""
+    return tuple(
+        found
+        for mechanism in mechanisms(conn, repository_id)
+        for found in suppressions_of(mechanism, now_ms=now_ms, suppress_days=suppress_days)
+    )
+
+
+def record_withheld(
+    conn: Connection,
+    *,
+    account_id: int,
+    repository_id: int,
+    review_id: str,
+    withheld: Sequence[Withheld],
+    now: int,
+) -> None:
+    """One row per finding a review did not post, naming the receipt that suppressed it."""
+    if not withheld:
+        return
+    conn.execute(
+        insert(SuppressedFinding),
+        [
+            {
+                "account_id": account_id,
+                "repository_id": repository_id,
+                "review_id": review_id,
+                "entry_id": item.suppression.entry_id,
+                "receipt_id": item.suppression.receipt_id,
+                "key": item.key,
+                "path": item.path,
+                "line": item.line,
+                "seat": item.seat,
+                "lens": item.lens,
+                "title": item.title,
+                "reason": item.suppression.reason,
+                "repository_wide": item.suppression.repository_wide,
+                "actor": item.suppression.actor,
+                "created_ms": now,
+            }
+            for item in withheld
+        ],
+    )
