@@ -287,3 +287,14 @@ def test_cli_demotes_and_restores_at_the_expected_revision(
         == 0
     )
     assert state(db, entry.id) is EntryState.ACTIVE
+
+
+def test_every_source_and_reason_fits_its_column() -> None:
+    """PostgreSQL refuses a value longer than its column (SQLite would store it), so check here."""
+    from continual.tables import Receipt
+    from continual.values import Reason, Source
+
+    columns = Receipt.__table__.c
+    assert max(len(source.value) for source in Source) <= columns.source.type.length
+    assert max(len(reason.value) for reason in Reason) <= columns.reason.type.length
+    assert len("judge:") + 100 <= columns.rule.type.length, "a judge's rule names its seat"
