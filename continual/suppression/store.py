@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert, or_, select
+from sqlalchemy import Connection, insert, select, union
 
 from continual.suppression.rules import (
     DEFAULT_SUPPRESS_DAYS,
@@ -15,7 +15,7 @@ from continual.suppression.rules import (
     Suppression,
     suppressions_of,
 )
-from continual.tables import Entry, Receipt, Suggestion, SuppressedFinding
+from continual.tables import Entry, Receipt, Repository, Suggestion, SuppressedFinding
 from continual.values import Decision
 
 
@@ -33,21 +33,30 @@ class Withheld:
 
 
 def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
-    """The repository's live entries that were ever dismissed or demoted, with their receipts."""
-    dismissed = (
-        select(Receipt.entry_id)
-        .where(Receipt.decision == Decision.DISMISSED.value)
-        .scalar_subquery()
+    """The repository's live entries that were ever dismissed or demoted, with their receipts.
+
+    Read on every hand-out, so both halves go through an index: the account's dismissals, and the
+    repository's demoted entries; the cost follows how many there are, not the store's size.
+    """
+    account = select(Repository.account_id).where(Repository.id == repository_id).scalar_subquery()
+    dismissed = select(Receipt.entry_id).where(
+        Receipt.account_id == account, Receipt.decision == Decision.DISMISSED.value
     )
-    entries = conn.execute(
-        select(Entry)
-        .where(
-            Entry.repository_id == repository_id,
-            Entry.deleted_ms.is_(None),
-            or_(Entry.demoted_ms.is_not(None), Entry.id.in_(dismissed)),
-        )
-        .order_by(Entry.id)
-    ).all()
+    demoted = select(Entry.id).where(
+        Entry.repository_id == repository_id, Entry.demoted_ms.is_not(None)
+    )
+    # Two steps, so that the entries are looked up by primary key: given the repository as well,
+    # a planner may walk every entry of the repository instead.
+    candidates = list(conn.execute(union(dismissed, demoted)).scalars())
+    if not candidates:
+        return []
+    entries = [
+        row
+        for row in conn.execute(
+            select(Entry).where(Entry.id.in_(candidates)).order_by(Entry.id)
+        ).all()
+        if row.repository_id == repository_id and row.deleted_ms is None
+    ]
     if not entries:
         return []
     rows = conn.execute(

@@ -90,6 +90,8 @@ class Entry(Base):
             sqlite_where=text("deleted_ms IS NULL"),
             postgresql_where=text("deleted_ms IS NULL"),
         ),
+        # A repository's demoted entries, read on every hand-out (suppression), without a scan.
+        Index("ix_entries_repository_demoted", "repository_id", "demoted_ms"),
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -121,7 +123,11 @@ class Receipt(Base):
     """One decision on one suggestion, with where it came from and under which guidance."""
 
     __tablename__ = "receipts"
-    __table_args__ = (UniqueConstraint("suggestion_id", "decision", "source"),)
+    __table_args__ = (
+        UniqueConstraint("suggestion_id", "decision", "source"),
+        # An account's dismissals, read on every hand-out (suppression), without a scan.
+        Index("ix_receipts_account_decision", "account_id", "decision", "entry_id"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     entry_id: Mapped[str] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
