@@ -9,37 +9,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from review.lenses import BUILTIN_LENS_INSTRUCTIONS, DEFAULT_LENSES, Lens
+
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_BASE_URLS = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
-}
-
-BUILTIN_LENS_INSTRUCTIONS: dict[str, str] = {
-    "correctness": (
-        "Look for code that does the wrong thing: logic errors, off-by-one mistakes, unhandled "
-        "None or empty values, swallowed or over-broad exceptions, resources that are never "
-        "closed, race conditions, and behaviour that contradicts the names, docstrings or the "
-        "pull request description. Report only defects you can point to in the changed lines."
-    ),
-    "security": (
-        "Look for ways the change can be abused: injection (SQL, shell, template, path), "
-        "evaluation of untrusted input, missing authentication or authorisation checks, secrets "
-        "in code or logs, unsafe deserialisation, weak cryptography, and trust in unvalidated "
-        "data from requests, files or the environment. Say how an attacker reaches the line."
-    ),
-    "performance": (
-        "Look for work the change makes slower than it needs to be: repeated queries or requests "
-        "inside loops, quadratic algorithms over inputs that grow, unbounded memory use, blocking "
-        "calls in async code, and missing pagination or limits. Name the input size at which it "
-        "starts to matter."
-    ),
-    "tests": (
-        "Look at how the change is tested: behaviour added or changed without a test, tests that "
-        "cannot fail, assertions that check the wrong thing, sleeps and flakiness, and edge cases "
-        "the change introduces that no test exercises. Name the test that should exist."
-    ),
 }
 
 _TOP_KEYS = frozenset({"seats", "lenses", "review", "writeback", "decisions"})
@@ -83,14 +59,6 @@ class SeatConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_tokens: int = DEFAULT_MAX_TOKENS
     pass_env: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Lens:
-    """A review perspective with its own instructions."""
-
-    name: str
-    instructions: str
 
 
 @dataclass(frozen=True)
@@ -146,11 +114,6 @@ class ReviewConfig:
             if seat.name == name:
                 return seat
         raise KeyError(name)
-
-
-DEFAULT_LENSES: tuple[Lens, ...] = tuple(
-    Lens(name, text) for name, text in BUILTIN_LENS_INSTRUCTIONS.items()
-)
 
 
 class ConfigError(ValueError):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from review.config import Lens
+from review.lenses import Lens
 from review.shards import Shard
 
 SCHEMA = "hindsight.call/1"

@@ -13,7 +13,7 @@ from pathlib import Path
 from continual.entry_keys import entry_key
 from continual.memory import MemoryHit, MemoryItem
 from continual.tables import CallStatus
-from review.config import Lens, ReviewSettings
+from review.config import ReviewSettings
 from review.contract import (
     CallFailed,
     CallResult,
@@ -22,6 +22,7 @@ from review.contract import (
     PullRequestInfo,
     build_request,
 )
+from review.lenses import Lens
 from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
 from review.proof import ProofReport, run_proof

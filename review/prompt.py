@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from review.config import Lens
 from review.contract import SCHEMA, LessonRef, PullRequestInfo
+from review.lenses import Lens
 from review.shards import Shard
 
 HEADER_END = "=== end of shared header ===\n"

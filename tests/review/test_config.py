@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from review.config import (
-    BUILTIN_LENS_INSTRUCTIONS,
-    DEFAULT_LENSES,
     ConfigError,
     ReviewSettings,
     SeatKind,
     load_config,
     loads_config,
 )
+from review.lenses import BUILTIN_LENS_INSTRUCTIONS, DEFAULT_LENSES
 
 FULL = """\
 [[seats]]

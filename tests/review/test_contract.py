@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from review.config import Lens
 from review.contract import (
     SCHEMA,
     CallFailed,
@@ -21,6 +20,7 @@ from review.contract import (
     build_request,
     parse_result,
 )
+from review.lenses import Lens
 from review.shards import PullFile, cut_shards
 
 GOOD: dict[str, Any] = {

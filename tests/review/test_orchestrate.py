@@ -22,8 +22,9 @@ from review.compose import (
     marked_review_id,
     suggestion_block,
 )
-from review.config import Lens, ReviewSettings, SeatConfig, SeatKind
+from review.config import ReviewSettings, SeatConfig, SeatKind
 from review.contract import CallFailed, CallResult, FailureReason, Finding, PullRequestInfo
+from review.lenses import Lens
 from review.orchestrate import ReviewJob, run_review
 from review.shards import PullFile
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from review.config import DEFAULT_LENSES
 from review.contract import LessonRef, PullRequestInfo
+from review.lenses import DEFAULT_LENSES
 from review.prompt import render_call_prompt, render_header
 from review.shards import PullFile, Shard, cut_shards
 

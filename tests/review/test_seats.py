@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from review.config import Lens, SeatConfig, SeatKind
+from review.config import SeatConfig, SeatKind
 from review.contract import (
     CallFailed,
     CallResult,
@@ -23,6 +23,7 @@ from review.contract import (
     build_request,
 )
 from review.demo_seat import PASSING_TEST
+from review.lenses import Lens
 from review.prompt import render_call_prompt, render_header
 from review.seats import Seat, child_environment, is_credential_name, make_seat
 from review.shards import PullFile, cut_shards
