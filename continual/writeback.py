@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -165,18 +165,25 @@ def apply_decisions(
             continue
 
         def undo(conn: Connection, sid: str = suggestion_id) -> bool:
-            entry_id = store.retract(conn, sid, source)
-            if entry_id is None:
-                return False
-            current = store.entry(conn, entry_id)
-            assert current is not None
-            store.refresh(conn, entry_id, current.revision, now=now)
-            return True
+            return _retract(conn, sid, source, now=now) is not None
 
         outcome, attempts = _retry(engine, undo, suggestion_id)
         conflicts += attempts
         retracted += bool(outcome)
     return WritebackResult(count, changed, retracted, tombstoned, conflicts)
+
+
+def _retract(
+    conn: Connection, suggestion_id: str, sources: Source | Collection[Source], *, now: int
+) -> str | None:
+    """Supersede the suggestion's current receipts from `sources` and refresh the entry they
+    belonged to (its state and expiry follow); answers that entry's id, None when none changed."""
+    entry_id = store.retract(conn, suggestion_id, sources)
+    if entry_id is not None:
+        current = store.entry(conn, entry_id)
+        assert current is not None
+        store.refresh(conn, entry_id, current.revision, now=now)
+    return entry_id
 
 
 def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt]:
@@ -192,11 +199,7 @@ def _apply_thread(conn: Connection, decision: ThreadDecision, *, now: int) -> bo
     if outcome is None:
         return None
     others = [s for s in THREAD_SOURCES if s is not decision.source]
-    entry_id = store.retract(conn, decision.suggestion_id, others)
-    if entry_id is not None:
-        current = store.entry(conn, entry_id)
-        assert current is not None
-        store.refresh(conn, entry_id, current.revision, now=now)
+    entry_id = _retract(conn, decision.suggestion_id, others, now=now)
     return outcome or entry_id is not None
 
 
@@ -232,13 +235,7 @@ def write_back_pull(
             sources = CONVERSATION_SOURCES if state.reactions_read else (Source.REPLY,)
 
         def clear(conn: Connection, sid: str = suggestion_id, which: Any = sources) -> bool:
-            entry_id = store.retract(conn, sid, which)
-            if entry_id is None:
-                return False
-            current = store.entry(conn, entry_id)
-            assert current is not None
-            store.refresh(conn, entry_id, current.revision, now=now)
-            return True
+            return _retract(conn, sid, which, now=now) is not None
 
         outcome, attempts = _retry(engine, clear, suggestion_id)
         conflicts += attempts

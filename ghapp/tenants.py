@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import Engine, update
 from sqlalchemy.orm import Session
 
 from continual.tables import Account, Repository
@@ -91,3 +91,10 @@ def repository_from_event(session: Session, payload: Payload, now: int) -> Repos
         account_login=account.login,
     )
     return row
+
+
+def note_repository(engine: Engine, payload: Payload, now: int) -> int | None:
+    """Keep the event's repository row true, in its own transaction; answers its account id."""
+    with Session(engine) as session, session.begin():
+        row = repository_from_event(session, payload, now)
+        return row.account_id if row is not None else None

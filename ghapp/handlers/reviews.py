@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from sqlalchemy.orm import Session
 
 from ghapp.deps import Deps
 from ghapp.github.reviewing import InstallationReviewGitHub
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
-from ghapp.tenants import repository_from_event
+from ghapp.tenants import note_repository
 from review.pipeline import review_pull
 from review.records import ReviewTarget
 
@@ -50,14 +49,8 @@ def _event(payload: Payload) -> PullEvent | None:
         return None
 
 
-def _note_repository(deps: Deps, payload: Payload) -> int | None:
-    with Session(deps.engine) as session, session.begin():
-        row = repository_from_event(session, payload, deps.clock())
-        return row.account_id if row is not None else None
-
-
 async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    account_id = await asyncio.to_thread(_note_repository, deps, payload)
+    account_id = await asyncio.to_thread(note_repository, deps.engine, payload, deps.clock())
     event = _event(payload)
     config = deps.review_config
     if event is None or account_id is None or deps.github is None or config is None:

@@ -9,8 +9,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.orm import Session
-
 from continual import store
 from continual.decide import Author, FixPull
 from continual.pull import PullState
@@ -29,7 +27,7 @@ from ghapp.handlers.acknowledge import acknowledge
 from ghapp.handlers.pullstate import read_pull, thread_comment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
-from ghapp.tenants import repository_from_event
+from ghapp.tenants import note_repository
 from review.config import WritebackSettings
 from review.judging import judge_pull
 from review.seats import make_seat
@@ -184,11 +182,6 @@ async def write_back_fix(
     )
 
 
-def _note_repository(deps: Deps, payload: Payload) -> None:
-    with Session(deps.engine) as session, session.begin():
-        repository_from_event(session, payload, deps.clock())
-
-
 def _pull_of(payload: Payload) -> Mapping[str, Any]:
     """The pull request an event is about: `pull_request`, or the `issue` of a conversation comment."""
     pull = payload.get("pull_request") or payload.get("issue") or {}
@@ -217,7 +210,7 @@ async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
         fixed = await write_back_fix(deps, installation_id=installation_id, fix=fix_pull(payload))
         if fixed is not None:
             log.info("fix PR written back", extra={**fields, "changed": fixed.changed})
-    await asyncio.to_thread(_note_repository, deps, payload)
+    await asyncio.to_thread(note_repository, deps.engine, payload, deps.clock())
     head = pull.get("head")
     result = await write_back(
         deps,
