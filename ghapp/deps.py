@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from continual.recall.snapshot import SnapshotCache
 from ghapp.jobs import Clock, JobQueue
+from ghapp.metrics import Metrics
 from ghapp.settings import Settings
 from review.config import ReviewConfig
 
@@ -25,3 +26,4 @@ class Deps:
     clock: Clock
     review_config: ReviewConfig | None = None
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
+    metrics: Metrics = field(default_factory=Metrics)

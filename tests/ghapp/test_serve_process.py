@@ -88,7 +88,7 @@ def test_serve_records_webhooks_and_its_worker_runs_them(
 ) -> None:
     port = free_port()
     server = start(
-        ["serve", "--port", str(port)], environment(sim, database_url, tmp_path), tmp_path
+        ["serve", "--no-review", "--port", str(port)], environment(sim, database_url, tmp_path), tmp_path
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -113,7 +113,7 @@ def test_web_only_replica_and_a_separate_worker(
 ) -> None:
     env = environment(sim, database_url, tmp_path)
     port = free_port()
-    server = start(["serve", "--no-worker", "--port", str(port)], env, tmp_path)
+    server = start(["serve", "--no-worker", "--no-review", "--port", str(port)], env, tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
@@ -124,7 +124,7 @@ def test_web_only_replica_and_a_separate_worker(
         assert state == "queued", "a web-only replica runs no job"
     finally:
         stop(server)
-    worker = start(["worker", "--until-idle"], env, tmp_path)
+    worker = start(["worker", "--until-idle", "--no-review"], env, tmp_path)
     output = stop_after_exit(worker)
     assert "ran 1 jobs" in output
     with reading(engine) as conn:
@@ -166,7 +166,7 @@ def test_serve_and_worker_refuse_an_unmigrated_postgresql(
     try:
         scoped = f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
         env = environment(sim, scoped, tmp_path)
-        for command in (["serve"], ["worker", "--until-idle"]):
+        for command in (["serve", "--no-review"], ["worker", "--until-idle", "--no-review"]):
             result = subprocess.run(
                 [sys.executable, "-m", "ghapp.cli", *command],
                 env=env,
