@@ -40,9 +40,6 @@ def _queue(engine: Engine, settings: Settings) -> JobQueue:
 def _review_config(args: argparse.Namespace, settings: Settings) -> ReviewConfig | None:
     """The review configuration `serve` and `worker` run with; None only with --no-review."""
     if args.no_review:
-        print(
-            "hindsight: reviews are off (--no-review); write-back and the API run", file=sys.stderr
-        )
         return None
     return usable_config(settings.config, os.environ)
 
@@ -61,6 +58,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(
             f"hindsight: serving on http://{host}:{port} "
             f"(webhooks at /webhooks, worker {'off' if args.no_worker else 'on'}, "
+            f"reviews {'off' if review_config is None else 'on'}, "
             f"app {settings.github_app_id}, key {settings.key_fingerprint()})",
             file=sys.stderr,
         )
@@ -78,6 +76,8 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     settings.require_github()
     review_config = _review_config(args, settings)
     with open_engine(settings, create=True) as engine:
+        if review_config is None:
+            print("hindsight: reviews are off (--no-review)", file=sys.stderr)
         deps = build_deps(settings, engine=engine, review_config=review_config)
         worker = Worker(
             deps, build_router(), concurrency=args.concurrency or settings.worker_concurrency

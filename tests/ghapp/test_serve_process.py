@@ -88,7 +88,9 @@ def test_serve_records_webhooks_and_its_worker_runs_them(
 ) -> None:
     port = free_port()
     server = start(
-        ["serve", "--no-review", "--port", str(port)], environment(sim, database_url, tmp_path), tmp_path
+        ["serve", "--no-review", "--port", str(port)],
+        environment(sim, database_url, tmp_path),
+        tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     try:
