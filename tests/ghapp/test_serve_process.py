@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import Engine, select
 
@@ -19,14 +16,9 @@ from ghapp.db import reading
 from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job
 from tests.conftest import WEBHOOK_SECRET
+from tests.support.processes import free_port, ready, start, stop
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -48,39 +40,6 @@ def environment(sim: GitHubSimulator, database_url: str, tmp_path: Path) -> dict
         "HINDSIGHT_STORE_DIR": str(tmp_path / "store"),
         "HINDSIGHT_CONFIG": str(tmp_path / "hindsight.toml"),
     }
-
-
-def start(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "ghapp.cli", *command],
-        env=env,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def stop(process: subprocess.Popen[str]) -> str:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    process.stdout.close()
-    return output
-
-
-def ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_serve_records_webhooks_and_its_worker_runs_them(
