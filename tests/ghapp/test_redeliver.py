@@ -89,9 +89,9 @@ def test_failed_deliveries_are_redelivered_once(
         with engine.connect() as conn:
             ids = set(conn.execute(select(Delivery.id)).scalars())
         assert ids == {d.id for d in failed[1:]}, "redelivered under their own X-GitHub-Delivery"
-        assert sim.count("POST") == 2 and all(
-            r.auth == "jwt" for r in sim.requests("POST")
-        ), "one redelivery each, asked as the app"
+        assert sim.count("POST") == 2 and all(r.auth == "jwt" for r in sim.requests("POST")), (
+            "one redelivery each, asked as the app"
+        )
 
         assert cli_main(["redeliver", "--since", "6h"]) == 0
         assert "asked GitHub to redeliver 0" in capsys.readouterr().err
