@@ -16,7 +16,14 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 
 import httpx
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    start_http_server,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import Engine, func, select
@@ -126,6 +133,12 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+    def serve_loopback(self, port: int) -> None:
+        """Answer ``/metrics`` on 127.0.0.1:``port`` from a thread (for `hindsight worker`,
+        which serves no HTTP of its own); loopback only, as `/metrics` is without a token."""
+        start_http_server(port, addr="127.0.0.1", registry=self.registry)
+        log.info("metrics served", extra={"url": f"http://127.0.0.1:{port}/metrics"})
 
 
 def _loopback(request: Request) -> bool:

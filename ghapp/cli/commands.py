@@ -79,6 +79,8 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
         if review_config is None:
             print("hindsight: reviews are off (--no-review)", file=sys.stderr)
         deps = build_deps(settings, engine=engine, review_config=review_config)
+        if args.metrics_port:
+            deps.metrics.serve_loopback(args.metrics_port)
         worker = Worker(
             deps, build_router(), concurrency=args.concurrency or settings.worker_concurrency
         )
@@ -258,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--until-idle", action="store_true", help="exit when no job is due")
     worker.add_argument("--no-review", action="store_true", help=no_review)
+    worker.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve this worker's /metrics on 127.0.0.1:PORT (loopback only)",
+    )
     worker.set_defaults(run=cmd_worker)
 
     sub.add_parser("migrate", help="bring the database schema up to date").set_defaults(

@@ -17,8 +17,10 @@ from ghapp.db import reading
 from ghapp.settings import Settings
 from ghapp.tables import Job
 from tests.conftest import WEBHOOK_SECRET
+from tests.support.processes import free_port, start, stop
+from tests.support.reliability import stage
 from tests.support.review import REPO, bug_files, harness, seat_toml
-from tests.support.web import deliver
+from tests.support.web import deliver, wait_for
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -108,3 +110,30 @@ def test_metrics_are_for_loopback_or_a_token(
     assert get("scrape-me", "10.1.2.3", authorization="Bearer wrong").status_code == 401
     answered = get("scrape-me", "10.1.2.3", authorization="Bearer scrape-me")
     assert answered.status_code == 200 and "hindsight_jobs" in answered.text
+
+
+def test_a_worker_process_serves_its_own_metrics_on_loopback(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    with stage(engine, database_url, tmp_path) as staged:
+        port = free_port()
+        worker = start(["worker", "--no-review", "--metrics-port", str(port)], staged.env, tmp_path)
+        url = f"http://127.0.0.1:{port}"
+
+        def ran_the_installation_job() -> bool:
+            try:
+                samples = scrape(url)
+            except httpx.HTTPError:
+                return worker.poll() is not None
+            done = sum(
+                count
+                for (name, labels), count in samples.items()
+                if name == "hindsight_jobs_run_total" and ("outcome", "done") in labels
+            )
+            return done >= 1 and value(samples, "hindsight_jobs", state="done") >= 1
+
+        try:
+            wait_for(ran_the_installation_job, timeout=60, what="the worker to run its job")
+            assert worker.poll() is None
+        finally:
+            stop(worker)
