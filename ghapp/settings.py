@@ -71,6 +71,8 @@ class Settings(BaseSettings):
         backend = url.get_backend_name()
         if backend not in SUPPORTED_DRIVERS:
             raise ValueError(f"{backend} databases are not supported: {DATABASE_URL_HELP}")
+        if backend == "sqlite" and url.database in (None, "", ":memory:"):
+            raise ValueError(f"SQLite needs a file: {DATABASE_URL_HELP}")
         if url.drivername == backend:
             url = url.set(drivername=SUPPORTED_DRIVERS[backend])
         elif url.drivername != SUPPORTED_DRIVERS[backend]:

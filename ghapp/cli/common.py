@@ -42,7 +42,13 @@ def open_engine(
     url = settings.database_url
     if not create and is_sqlite(url) and not Path(make_url(url).database or "").is_file():
         raise _no_database(url)
-    engine = make_engine(url)
+    try:
+        engine = make_engine(url)
+    except OSError as exc:
+        raise SettingsError(
+            f"HINDSIGHT_DATABASE_URL: cannot create the folder of {make_url(url).database}: "
+            f"{exc.strerror}"
+        ) from None
     try:
         try:
             with engine.connect():

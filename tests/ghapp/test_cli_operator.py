@@ -63,6 +63,8 @@ def test_every_command_and_option_has_help() -> None:
         ("mysql://user@db.example/hindsight", "mysql databases are not supported"),
         ("postgresql+psycopg2://user@db.example/hindsight", "driver"),
         ("postgresql+psycopg://nobody@127.0.0.1:1/hindsight", "cannot use the database"),
+        ("sqlite:///:memory:", "SQLite needs a file"),
+        ("sqlite:////proc/hindsight/h.db", "cannot create the folder"),
     ],
 )
 def test_a_bad_database_url_is_one_line_naming_the_setting(
