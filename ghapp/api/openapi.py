@@ -221,6 +221,7 @@ SCHEMAS: dict[str, Any] = {
             ),
             "hits": INTEGER,
             "suppressed": INTEGER,
+            "resolved": INTEGER,
             "lessons": _array(_ref("BrainLesson")),
             "handed": _array(_ref("ReviewHanded")),
         },
