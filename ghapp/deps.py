@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from continual.recall.snapshot import SnapshotCache
 from continual.suppression import DEFAULT_SUPPRESS_DAYS
 from ghapp.jobs import Clock, JobQueue
+from ghapp.metrics import Metrics
 from ghapp.settings import Settings
 from review.config import ReviewConfig
 
@@ -26,6 +27,7 @@ class Deps:
     clock: Clock
     review_config: ReviewConfig | None = None
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
+    metrics: Metrics = field(default_factory=Metrics)
 
     @property
     def suppress_days(self) -> int:

@@ -157,5 +157,5 @@ def add_commands(subparsers: Any) -> None:
 
     ledger = subparsers.add_parser("ledger", help="reviews, calls, suggestions and outcomes")
     ledger.add_argument("--repo", help="only this repository (owner/name)")
-    ledger.add_argument("--json", action="store_true")
+    ledger.add_argument("--json", action="store_true", help="print the ledger as JSON")
     ledger.set_defaults(run=cmd_ledger)
