@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ghapp import api
+from ghapp import api, web
 from ghapp.db import (
     Checkpointer,
     NotMigrated,
@@ -162,5 +162,6 @@ def create_app(
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         *api.routes(),
+        *web.routes(settings.secret_bytes()),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

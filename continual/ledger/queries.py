@@ -70,6 +70,11 @@ class Found:
     set_sha256: str | None
     review_id: str | None
     proven: bool
+    created_ms: int
+
+    def guided(self, sets: set[str], reviews: set[str]) -> bool:
+        """Whether its review was handed lessons (by guidance set, or by review session)."""
+        return self.set_sha256 in sets or self.review_id in reviews
 
 
 def suggestions(conn: Connection, account_id: int) -> list[Found]:
@@ -83,6 +88,7 @@ def suggestions(conn: Connection, account_id: int) -> list[Found]:
             Suggestion.set_sha256,
             Suggestion.review_id,
             Suggestion.proven,
+            Suggestion.created_ms,
         ).where(Suggestion.account_id == account_id)
     ).all()
     return [Found(*row) for row in rows]
