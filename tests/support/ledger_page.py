@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
+import httpx
 from sqlalchemy import Engine, insert
 
 from continual import store
@@ -100,3 +102,23 @@ def seed_ledger(engine: Engine) -> SeededLedger:
             accepted += kind is Decision.ACCEPTED
             dismissed += kind is Decision.DISMISSED
     return SeededLedger(tenant, repo, token(engine, "octo", "mona"), accepted, dismissed)
+
+
+CSRF_INPUT = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token of the first form on a page."""
+    found = CSRF_INPUT.search(html)
+    assert found is not None, "the page has no CSRF field"
+    return found.group(1)
+
+
+def sign_in(client: httpx.Client, secret: str) -> str:
+    """Sign ``client`` in on `/ledger` with an API token; answers the session's CSRF token."""
+    page = client.get("/ledger/sign-in")
+    answer = client.post("/ledger/sign-in", data={"csrf": csrf_of(page.text), "token": secret})
+    assert answer.status_code == 303, answer.text
+    ledger = client.get("/ledger")
+    assert ledger.status_code == 200
+    return csrf_of(ledger.text)
