@@ -4,50 +4,36 @@ lesson, meet a stale revision, and keep a screenshot of the page."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import Engine
 
-from continual import store
 from continual.ledger import RepositoryLedger, review_ledger
 from ghapp.web.render import _rate as shown_rate
-from tests.support.ledger_page import WEEKS, SeededLedger, seed_ledger
-from tests.support.recall import NOW, Clock, api
+from tests.support.ledger_page import WEEKS, SeededLedger, stored
+from tests.support.recall import NOW
 
 # Set to a folder (docs/) to keep the page's screenshot there as well.
 SCREENSHOT_DIR = os.environ.get("HINDSIGHT_SCREENSHOT_DIR")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-def seeded(engine: Engine) -> SeededLedger:
-    return seed_ledger(engine)
-
-
-@pytest.fixture
-def url(engine: Engine, seeded: SeededLedger, tmp_path: Path) -> Iterator[str]:
-    with api(engine, tmp_path, Clock(NOW)) as served:
-        yield served
-
-
-def _ledger(engine: Engine, seeded: SeededLedger) -> RepositoryLedger:
+def _ledger(engine: Engine, seeded_ledger: SeededLedger) -> RepositoryLedger:
     with engine.connect() as conn:
-        ledgers = review_ledger(conn, seeded.tenant.account_id, now=NOW, brain=True)
-    return next(x for x in ledgers if x.repository == seeded.repo)
+        ledgers = review_ledger(conn, seeded_ledger.tenant.account_id, now=NOW, brain=True)
+    return next(x for x in ledgers if x.repository == seeded_ledger.repo)
 
 
-def _sign_in(browser: Any, url: str, secret: str) -> None:
+def _sign_in(browser: Any, ledger_url: str, secret: str) -> None:
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{url}/ledger")
-    assert browser.current_url == f"{url}/ledger/sign-in"  # the ledger asked for a sign-in
+    browser.get(f"{ledger_url}/ledger")
+    assert browser.current_url == f"{ledger_url}/ledger/sign-in"  # the ledger asked for a sign-in
     browser.find_element(By.ID, "token").send_keys(secret)
     browser.find_element(By.ID, "sign-in").click()
-    assert browser.current_url == f"{url}/ledger"
+    assert browser.current_url == f"{ledger_url}/ledger"
 
 
 def _row(browser: Any, entry_id: str) -> Any:
@@ -63,17 +49,17 @@ def _click(browser: Any, entry_id: str, action: str) -> None:
 
 
 def test_sign_in_and_read_the_ledger(
-    browser: Any, url: str, seeded: SeededLedger, engine: Engine
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
 ) -> None:
     from selenium.webdriver.common.by import By
 
-    _sign_in(browser, url, seeded.token)
-    ledger = _ledger(engine, seeded)
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    ledger = _ledger(engine, seeded_ledger)
     assert "signed in as mona" in browser.find_element(By.TAG_NAME, "header").text
     summary = browser.find_element(By.ID, "summary").text
     assert f"{ledger.suggestions.total}\nsuggestions" in summary
-    assert f"{seeded.accepted}\naccepted" in summary
-    assert f"{seeded.dismissed}\ndismissed" in summary
+    assert f"{seeded_ledger.accepted}\naccepted" in summary
+    assert f"{seeded_ledger.dismissed}\ndismissed" in summary
     rows = browser.find_elements(By.CSS_SELECTOR, "#by-seat tbody tr")
     shown = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in rows]
     assert shown == [
@@ -121,33 +107,31 @@ def test_sign_in_and_read_the_ledger(
 
 
 def test_demote_and_restore_round_trip_and_a_stale_revision(
-    browser: Any, url: str, seeded: SeededLedger, engine: Engine
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
 ) -> None:
     from selenium.webdriver.common.by import By
 
-    _sign_in(browser, url, seeded.token)
-    lesson = (_ledger(engine, seeded).lessons or ())[0]
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    lesson = (_ledger(engine, seeded_ledger).lessons or ())[0]
     _click(browser, lesson.id, "demote")
     assert f"Lesson {lesson.id} demoted" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     row = _row(browser, lesson.id)
     assert "demoted" in row.find_element(By.CSS_SELECTOR, ".state").text
     assert row.get_attribute("data-revision") == str(lesson.revision + 1)
-    with engine.connect() as conn:
-        stored = store.entry(conn, lesson.id)
-    assert stored is not None and stored.demoted_ms is not None and stored.demoted_by == "mona"
+    found = stored(engine, lesson.id)
+    assert found.demoted_ms is not None and found.demoted_by == "mona"
 
     _click(browser, lesson.id, "restore")
     assert f"Lesson {lesson.id} restored" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     assert _row(browser, lesson.id).get_attribute("data-revision") == str(lesson.revision + 2)
-    with engine.connect() as conn:
-        stored = store.entry(conn, lesson.id)
-    assert stored is not None and stored.demoted_ms is None
+    found = stored(engine, lesson.id)
+    assert found.demoted_ms is None
 
     # Someone else demotes it through the API while this page still shows the old revision.
     answer = httpx.patch(
-        f"{url}/v1/recall/{lesson.id}",
+        f"{ledger_url}/v1/recall/{lesson.id}",
         json={"demote": True, "expected_revision": lesson.revision + 2},
-        headers={"authorization": f"Bearer {seeded.token}"},
+        headers={"authorization": f"Bearer {seeded_ledger.token}"},
     )
     assert answer.status_code == 200
     _click(browser, lesson.id, "demote")
@@ -161,15 +145,14 @@ def test_demote_and_restore_round_trip_and_a_stale_revision(
 
 
 def test_delete_removes_the_lesson_from_the_page(
-    browser: Any, url: str, seeded: SeededLedger, engine: Engine
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
 ) -> None:
     from selenium.webdriver.common.by import By
 
-    _sign_in(browser, url, seeded.token)
-    lesson = (_ledger(engine, seeded).lessons or ())[0]
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    lesson = (_ledger(engine, seeded_ledger).lessons or ())[0]
     _click(browser, lesson.id, "delete")
     assert f"Lesson {lesson.id} deleted" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     assert not browser.find_elements(By.ID, f"lesson-{lesson.id}")
-    with engine.connect() as conn:
-        stored = store.entry(conn, lesson.id)
-    assert stored is not None and stored.deleted_ms is not None and stored.text == ""
+    found = stored(engine, lesson.id)
+    assert found.deleted_ms is not None and found.text == ""

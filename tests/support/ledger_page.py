@@ -6,16 +6,20 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy import Engine, insert
 
 from continual import store
 from continual.entry_keys import entry_key
+from continual.stored import StoredEntry
 from continual.tables import Injection
 from continual.values import Decision, Source, Surface
-from tests.support.recall import DAY, NOW, Tenant, decide, seed, token
+from tests.support.recall import DAY, NOW, Clock, Tenant, api, decide, seed, token
 
 WEEK = 7 * DAY
 START = NOW - 6 * WEEK
@@ -122,3 +126,24 @@ def sign_in(client: httpx.Client, secret: str) -> str:
     ledger = client.get("/ledger")
     assert ledger.status_code == 200
     return csrf_of(ledger.text)
+
+
+@pytest.fixture
+def seeded_ledger(engine: Engine) -> SeededLedger:
+    """The seeded ledger, in the test's database."""
+    return seed_ledger(engine)
+
+
+@pytest.fixture
+def ledger_url(engine: Engine, seeded_ledger: SeededLedger, tmp_path: Path) -> Iterator[str]:
+    """The app serving the seeded ledger on loopback, with the test clock at NOW."""
+    with api(engine, tmp_path, Clock(NOW)) as served:
+        yield served
+
+
+def stored(engine: Engine, entry_id: str) -> StoredEntry:
+    """The entry as the store holds it now."""
+    with engine.connect() as conn:
+        row = store.entry(conn, entry_id)
+    assert row is not None
+    return row
