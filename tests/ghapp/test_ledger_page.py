@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 from continual.ledger import RepositoryLedger, review_ledger
 from ghapp.web.render import _rate as shown_rate
+from tests.support.browser import click_and_load
 from tests.support.ledger_page import WEEKS, SeededLedger, stored
 from tests.support.recall import NOW
 
@@ -32,7 +33,7 @@ def _sign_in(browser: Any, ledger_url: str, secret: str) -> None:
     browser.get(f"{ledger_url}/ledger")
     assert browser.current_url == f"{ledger_url}/ledger/sign-in"  # the ledger asked for a sign-in
     browser.find_element(By.ID, "token").send_keys(secret)
-    browser.find_element(By.ID, "sign-in").click()
+    click_and_load(browser, browser.find_element(By.ID, "sign-in"))
     assert browser.current_url == f"{ledger_url}/ledger"
 
 
@@ -45,7 +46,8 @@ def _row(browser: Any, entry_id: str) -> Any:
 def _click(browser: Any, entry_id: str, action: str) -> None:
     from selenium.webdriver.common.by import By
 
-    _row(browser, entry_id).find_element(By.CSS_SELECTOR, f"button[data-action={action}]").click()
+    button = _row(browser, entry_id).find_element(By.CSS_SELECTOR, f"button[data-action={action}]")
+    click_and_load(browser, button)
 
 
 def test_sign_in_and_read_the_ledger(

@@ -24,6 +24,7 @@ from ghapp.registration import GitHubSite, Registration, RegistrationError, load
 from ghapp.registration.files import Credentials, env_text
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, generate_app_key
+from tests.support.browser import click_and_load
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import serve
 
@@ -98,8 +99,6 @@ def test_setup_registers_the_app_in_a_browser_and_the_app_then_works(
     browser: Any, sim: GitHubSimulator, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.expected_conditions import url_contains
-    from selenium.webdriver.support.wait import WebDriverWait
 
     setup = Setup(
         [*_simulated(sim), "--webhook-url", WEBHOOK_URL, "--name", "Hindsight Test"], tmp_path
@@ -107,8 +106,7 @@ def test_setup_registers_the_app_in_a_browser_and_the_app_then_works(
     try:
         page = setup.page_url()
         browser.get(page)
-        browser.find_element(By.ID, "register").click()
-        WebDriverWait(browser, LINE_TIMEOUT_S).until(url_contains("/settings/apps/new"))
+        click_and_load(browser, browser.find_element(By.ID, "register"))
         # On GitHub's (the simulator's) new-app page: the manifest as app.yml has it.
         assert browser.current_url.startswith(f"{sim.base_url}/settings/apps/new?state=")
         shown = json.loads(browser.find_element(By.ID, "manifest").text)
@@ -118,8 +116,7 @@ def test_setup_registers_the_app_in_a_browser_and_the_app_then_works(
         assert shown["default_events"] == declared["default_events"]
         assert shown["hook_attributes"] == {"url": WEBHOOK_URL, "active": True}
         assert shown["redirect_url"] == page.rstrip("/") + "/callback"
-        browser.find_element(By.ID, "create").click()
-        WebDriverWait(browser, LINE_TIMEOUT_S).until(url_contains("/callback?code="))
+        click_and_load(browser, browser.find_element(By.ID, "create"))
         assert browser.current_url.startswith(page.rstrip("/") + "/callback?code=")
         assert "is registered" in browser.find_element(By.ID, "done").text
         code, output = setup.finish()

@@ -62,3 +62,15 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+def click_and_load(driver: Any, element: Any) -> None:
+    """Click ``element`` (a form's button or a link) and wait, bounded, for the next page: the old
+    page's root goes stale once the browser has navigated away from it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, PAGE_LOAD_TIMEOUT_S).until(staleness_of(old))
