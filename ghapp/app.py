@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ghapp import api
+from ghapp import api, web
 from ghapp.db import (
     Checkpointer,
     NotMigrated,
@@ -181,5 +181,6 @@ def create_app(
         Route("/metrics", metrics_endpoint(ready.metrics, _secret(settings.metrics_token))),
         Route("/readyz", readyz),
         *api.routes(),
+        *web.routes(settings.secret_bytes()),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

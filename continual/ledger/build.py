@@ -57,7 +57,7 @@ def review_ledger(
             by_seat[(s.seat, s.lens)].append(outcome)
             extra[(s.seat, s.lens)]["proven"] += bool(s.proven)
             extra[(s.seat, s.lens)]["agreements"] += agreements.get(s.id, 0)
-            guided = s.set_sha256 in guided_sets or s.review_id in guided_reviews
+            guided = s.guided(guided_sets, guided_reviews)
             (with_lessons if guided else without_lessons).append(outcome)
         own_lessons = tuple(x for x in lessons if x.repository_id == repository_id)
         states = Counter(x.state.value for x in own_lessons)
