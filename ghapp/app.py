@@ -33,6 +33,7 @@ from ghapp.router import Router
 from ghapp.settings import Settings
 from ghapp.worker import Worker
 from review.config import load_config
+from review.sandbox import Sandbox, detect_sandbox
 
 if TYPE_CHECKING:
     from ghapp.github.client import GitHubClient
@@ -78,7 +79,10 @@ def build_deps(
     engine: Engine | None = None,
     github: GitHubClient | None = None,
     clock: Clock = now_ms,
+    sandbox: Sandbox | None = None,
 ) -> Deps:
+    """What the handlers are handed; with a review configuration, the proof sandbox is found
+    here, once, at start (``sandbox`` names one instead)."""
     engine = engine or make_engine(settings.database_url)
     queue = JobQueue(
         engine,
@@ -91,6 +95,8 @@ def build_deps(
 
         github = GitHubClient.from_settings(settings)
     review_config = load_config(settings.config) if settings.config.is_file() else None
+    if review_config is not None and sandbox is None:
+        sandbox = detect_sandbox()
     return Deps(
         settings=settings,
         engine=engine,
@@ -98,6 +104,7 @@ def build_deps(
         github=github,
         clock=clock,
         review_config=review_config,
+        sandbox=sandbox,
     )
 
 

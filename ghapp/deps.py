@@ -11,6 +11,7 @@ from continual.recall.snapshot import SnapshotCache
 from ghapp.jobs import Clock, JobQueue
 from ghapp.settings import Settings
 from review.config import ReviewConfig
+from review.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from ghapp.github.client import GitHubClient
@@ -24,4 +25,5 @@ class Deps:
     github: GitHubClient | None
     clock: Clock
     review_config: ReviewConfig | None = None
+    sandbox: Sandbox | None = None  # where proofs run, detected at start (review.sandbox)
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)

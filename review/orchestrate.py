@@ -25,7 +25,7 @@ from review.contract import (
 from review.lenses import Lens
 from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
-from review.proof import ProofReport, run_proof
+from review.proof import ProofOutcome, ProofReport, run_proof
 from review.sandbox import Sandbox, detect_sandbox, for_policy
 from review.seats import Seat
 from review.shards import PullFile, Shard, cut_shards
@@ -33,6 +33,7 @@ from review.shards import PullFile, Shard, cut_shards
 CALL_GRACE_S = 5.0
 MAX_PROOFS = 8
 PROOF_TIMEOUT_S = 120.0
+NO_CHECKOUT_REASON = "proof not run: no local clone of the repository to copy the head from"
 MESSAGE_CHARS = 500
 ERROR_REASON = "error"
 
@@ -316,7 +317,7 @@ async def prove(
     in ``sandbox`` or the machine's (detected once); each reports it skipped when there is none
     and ``policy`` does not allow running unsandboxed."""
     todo = [i for i, f in enumerate(findings) if f.finding.proof is not None][:MAX_PROOFS]
-    if checkout is None or not todo:
+    if not todo:
         return list(findings)
     found = sandbox if sandbox is not None else await asyncio.to_thread(detect_sandbox)
     chosen = for_policy(found, policy)
@@ -325,6 +326,8 @@ async def prove(
     async def one(index: int) -> tuple[int, ProofReport]:
         proof = findings[index].finding.proof
         assert proof is not None
+        if checkout is None:
+            return index, ProofReport(ProofOutcome.NO_CHECKOUT, NO_CHECKOUT_REASON)
         async with gate:
             report = await run_proof(
                 proof, repo=checkout, sha=head_sha, timeout_s=timeout_s, sandbox=chosen

@@ -44,7 +44,7 @@ class ProofOutcome(StrEnum):
     TIMEOUT = "timeout"
     NO_FIX = "no-fix"
     NO_CHECKOUT = "no-checkout"
-    SKIPPED = "skipped"  # no sandbox on this machine, and the operator did not opt out of one
+    SKIPPED = "skipped-no-sandbox"  # no sandbox works here and proofs may not run without one
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  memory hits: {ledger.hits}")
     print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
     print(f"  session memory: {_states(ledger.memory)}")
+    print(f"  proofs (evidence, never a decision): {_states(ledger.proofs)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
     signals = [
         f"{s.signal} {s.accepted}/{s.dismissed}"
