@@ -381,7 +381,7 @@ def _parse_review(value: Any, problems: _Problems) -> ReviewSettings:
             continue
         numbers[key] = number
     proofs = value.get("proofs", defaults.proofs.value)
-    if proofs not in {policy.value for policy in ProofPolicy}:
+    if not isinstance(proofs, str) or proofs not in {policy.value for policy in ProofPolicy}:
         problems.add('review.proofs must be "sandboxed" or "unsandboxed"')
         proofs = defaults.proofs.value
     return ReviewSettings(**numbers, proofs=ProofPolicy(proofs))

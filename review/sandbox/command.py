@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,12 +66,11 @@ def bwrap_argv(
     *,
     workdir: Path,
     inner: Sequence[str],
-    files: Mapping[str, Path] | None = None,
     tmp_bytes: int = Limits.tmp_bytes,
 ) -> list[str]:
     """bubblewrap around ``inner``: new user (65534), PID, network, IPC, UTS and cgroup
     namespaces; a root of its own holding the system read-only, ``workdir`` read-write at
-    ``/proof``, ``files`` read-only where named, a private /proc, /dev and /tmp; a clean
+    ``/proof``, a private /proc, /dev and /tmp, the rest of its root read-only; a clean
     environment; killed with the app, and everything left in it killed when ``inner`` ends."""
     argv = [
         *prefix,
@@ -98,9 +97,8 @@ def bwrap_argv(
         argv += ["--ro-bind-try", name, name]
     argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
     argv += ["--bind", str(workdir), INSIDE_DIR]
-    for inside, outside in (files or {}).items():
-        argv += ["--ro-bind", str(outside), inside]
-    argv += ["--chdir", INSIDE_DIR, "--clearenv"]
+    # The sandbox's own root stays read-only: only /proof and the private /tmp can be written.
+    argv += ["--remount-ro", "/", "--chdir", INSIDE_DIR, "--clearenv"]
     for name, value in environment(INSIDE_PATH, "/tmp").items():
         argv += ["--setenv", name, value]
     return [*argv, "--", *inner]

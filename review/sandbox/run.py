@@ -8,7 +8,7 @@ import logging
 import os
 import signal
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -43,13 +43,12 @@ def _argv(
     *,
     workdir: Path,
     limits: Limits,
-    files: Mapping[str, Path],
 ) -> tuple[list[str], dict[str, str] | None, Path | None]:
     """argv, environment and working directory of the process the app starts."""
     inner = limited(command, limits)
     if sandbox.mechanism is Mechanism.BWRAP:
         argv = bwrap_argv(
-            sandbox.prefix(), workdir=workdir, inner=inner, files=files, tmp_bytes=limits.tmp_bytes
+            sandbox.prefix(), workdir=workdir, inner=inner, tmp_bytes=limits.tmp_bytes
         )
         # bubblewrap clears the environment it hands on; its own needs nothing of the app's.
         return argv, {"PATH": "/usr/bin:/bin", "LANG": LANG}, None
@@ -79,7 +78,6 @@ async def run_sandboxed(
     workdir: Path,
     limits: Limits,
     timeout_s: float,
-    files: Mapping[str, Path] | None = None,
 ) -> Ran:
     """Run ``command`` in ``workdir`` (seen as ``/proof`` under bubblewrap) within ``timeout_s``.
 
@@ -88,7 +86,7 @@ async def run_sandboxed(
     """
     if not sandbox.runs_proofs:
         raise ValueError(f"no sandbox to run in: {sandbox.detail}")
-    argv, env, cwd = _argv(sandbox, command, workdir=workdir, limits=limits, files=files or {})
+    argv, env, cwd = _argv(sandbox, command, workdir=workdir, limits=limits)
     with tempfile.TemporaryFile(prefix="hindsight-proof-out-") as output:
         process = await asyncio.create_subprocess_exec(
             *argv,

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from review.config import ProofPolicy
 from review.contract import Proof
 from review.proof import ProofOutcome
+from review.sandbox import Mechanism, detect_sandbox, for_policy
 from tests.support.proofs import FIX, FIXED, TEST, first_commit, git, make_repo, prove
 
 UNRELATED_FIX = """\
@@ -96,3 +98,32 @@ def test_the_first_run_leaves_nothing_for_the_second(repo: Path) -> None:
     test = "test -e planted && exit 0; touch planted; python3 check.py"
     report = prove(Proof(test=test, fix=UNRELATED_FIX), repo, first_commit(repo))
     assert report.outcome is ProofOutcome.STILL_FAILING
+
+
+def test_without_a_sandbox_the_proof_is_skipped_and_says_why(repo: Path) -> None:
+    missing = detect_sandbox("/nonexistent/bin/bwrap")
+    assert missing.mechanism is Mechanism.NONE
+    report = prove(Proof(test=TEST, fix=FIX), repo, first_commit(repo), sandbox=missing)
+    assert report.outcome is ProofOutcome.SKIPPED
+    assert report.reason.startswith("proof skipped: no sandbox")
+    assert "/nonexistent/bin/bwrap" in report.reason
+    assert report.before is None and report.sandbox == "none"
+    assert for_policy(missing, ProofPolicy.SANDBOXED) == missing
+
+
+def test_the_unsandboxed_opt_in_runs_the_proof_on_a_copy(repo: Path) -> None:
+    chosen = for_policy(detect_sandbox("/nonexistent/bin/bwrap"), ProofPolicy.UNSANDBOXED)
+    assert chosen.mechanism is Mechanism.UNSANDBOXED
+    report = prove(Proof(test=f"env; {TEST}", fix=FIX), repo, first_commit(repo), sandbox=chosen)
+    assert report.outcome is ProofOutcome.PROVEN
+    assert report.sandbox == "unsandboxed"
+    assert report.before is not None
+    names = {line.split("=", 1)[0] for line in report.before.output.splitlines() if "=" in line}
+    assert {"PATH", "HOME", "LANG"} <= names <= {"PATH", "HOME", "LANG", "PWD", "SHLVL", "OLDPWD"}
+    assert untouched(repo)
+
+
+def test_a_working_sandbox_is_used_whatever_the_policy(repo: Path) -> None:
+    found = detect_sandbox()
+    assert found.mechanism is Mechanism.BWRAP, found.detail
+    assert for_policy(found, ProofPolicy.UNSANDBOXED) == found
