@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, insert, select
 
 from continual.proofs import ProofRow
@@ -14,6 +15,7 @@ from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from ghapp.db import alembic_config, make_engine
 
+REVISION = "0010_proofs_as_evidence"
 NOW = 1_700_000_000_000
 DAY = 86_400_000
 BODY = "**Off by one**\n\n**Proven:** `pytest -q tests/test_calc.py` fails on this commit and passes with the fix.\n"
@@ -27,9 +29,14 @@ def upgrade(engine: Engine, revision: str) -> None:
 
 
 @pytest.fixture
-def engine_at_0009(database_url: str) -> Iterator[Engine]:
+def engine_before(database_url: str) -> Iterator[Engine]:
+    """A database at the migration before 0010."""
     engine = make_engine(database_url)
-    upgrade(engine, "0009_suppression_indexes")
+    url = engine.url.render_as_string(hide_password=False)
+    script = ScriptDirectory.from_config(alembic_config(url))
+    before = script.get_revision(REVISION).down_revision
+    assert isinstance(before, str)
+    upgrade(engine, before)
     yield engine
     engine.dispose()
 
@@ -62,9 +69,9 @@ def receipt(eid: str, sid: str, source: str, at: int, actor: str) -> dict[str, o
 
 
 def test_proven_receipts_become_evidence_and_lessons_lose_what_only_a_proof_gave(
-    engine_at_0009: Engine,
+    engine_before: Engine,
 ) -> None:
-    engine = engine_at_0009
+    engine = engine_before
     with engine.begin() as conn:
         conn.execute(insert(Account).values(id=1, login="octo", created_ms=NOW))
         conn.execute(insert(Repository).values(id=10, account_id=1, full_name="octo/app"))
@@ -91,7 +98,7 @@ def test_proven_receipts_become_evidence_and_lessons_lose_what_only_a_proof_gave
                 receipt("e_both", "s_both", "reply", NOW + DAY, "maintainer"),
             ],
         )
-    upgrade(engine, "0010_proofs_as_evidence")
+    upgrade(engine, REVISION)
 
     with engine.connect() as conn:
         sources = conn.execute(select(Receipt.suggestion_id, Receipt.source)).all()

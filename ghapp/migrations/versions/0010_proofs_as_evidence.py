@@ -8,7 +8,7 @@ lesson that only a proof had accepted is a candidate again. The downgrade drops 
 does not bring the acceptances back.
 
 Revision ID: 0010_proofs_as_evidence
-Revises: 0009_suppression_indexes
+Revises: 0016_resolved_threads
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010_proofs_as_evidence"
-down_revision = "0009_suppression_indexes"
+down_revision = "0016_resolved_threads"
 branch_labels = None
 depends_on = None
 

@@ -173,3 +173,36 @@ ACCEPT_ANYWHERE: tuple[Cue, ...] = (
 RULE_VETO: tuple[tuple[str, str], ...] = (
     ("now-state", NOW_NOT_CODE + r"|\b(?:fine|ok|okay|same|good|better|working|works)\b"),
 )
+
+# A reply that only agrees the finding is right: "Good catch!", "You're right, my bad.", "Agreed,
+# will do." Read whole: every part must be agreement, courtesy or an immediate promise to change
+# it, and at least one part agreement or that promise; anything else ("Good point, although …",
+# "Good catch, I'll take a look") leaves the reply to the other rules.
+AGREES = (
+    r"(?:good|nice|great|excellent|sharp) (?:catch|find|spot|point|call|idea|suggestion|eye)s?"
+    r"|well spotted|fair point|valid point|totally valid|100%"
+    r"|you(?:'re| are) (?:absolutely |totally |completely |quite )?(?:right|correct)"
+    r"|(?:i )?(?:agreed?|concur)|makes (?:total |perfect )?sense|my (?:bad|mistake)|(?:whoops|oops)(?:ie)?"
+    r"|(?:thanks?(?: you)?|thx|ty) for (?:catching|spotting|flagging|noticing|finding|pointing out)"
+    r"(?: (?:this|that|it))?(?: out)?"
+    r"|true|indeed|definitely|absolutely"
+)
+# An immediate promise to change the code: "will do", "I'll fix it", "let me change that".
+PROMISES = (
+    r"(?:(?:i|we)(?:'ll| will) |will |let me |i'm going to |going to )"
+    r"(?:do|fix|change|update|adjust|correct|remove|rename|add|apply|address|switch|move|drop)"
+    r"(?: (?:it|this|that|them|these|those|the (?:name|check|import|call|test|comment|docstring)))?"
+    r"(?: (?:now|right away|asap|shortly|in a (?:sec|moment|minute|bit)))?"
+    r"|on it"
+)
+COURTESY = (
+    r"thanks?(?: you)?(?: (?:so|very) much)?(?: for the (?:review|suggestion|tip|pointer|heads[- ]up))?"
+    r"|thx|ty|cheers|yes|yep|yup|yeah|ok|okay|sure|right|ah|oh|ahh|doh|d'oh|hah?|cool|nice|great"
+    r"|perfect|good|sounds good"
+)
+PART = f"(?:{AGREES}|{PROMISES}|{COURTESY})"
+# Between parts: spaces, punctuation, emoji; never a question mark.
+SEP = r"[^\w?]+"
+AGREEMENT = f"(?:{SEP})?{PART}(?:{SEP}{PART})*(?:{SEP})?"
+# What must be there besides courtesy: "Thanks!" alone agrees to nothing.
+AGREEMENT_CUE = rf"\b(?:{AGREES}|{PROMISES})(?!\w)"
