@@ -103,15 +103,6 @@ def proofs_of_account(conn: Connection, account_id: int) -> dict[str, ProofEvide
     return {row.suggestion_id: _evidence(row) for row in rows}
 
 
-def proofs_of(conn: Connection, suggestion_ids: Iterable[str]) -> dict[str, ProofEvidence]:
-    """The proofs of these suggestions, by suggestion id."""
-    ids = list(suggestion_ids)
-    if not ids:
-        return {}
-    rows = conn.execute(select(ProofRow).where(ProofRow.suggestion_id.in_(ids))).all()
-    return {row.suggestion_id: _evidence(row) for row in rows}
-
-
 def outcomes_by_repository(conn: Connection, account_id: int) -> Mapping[int, dict[str, int]]:
     """Per repository, how many proofs ended in each outcome (the ledger's ``proofs``)."""
     tally: defaultdict[int, Counter[str]] = defaultdict(Counter)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import shutil
 import tarfile
 import tempfile
@@ -25,6 +26,7 @@ from review.sandbox.command import NOBODY, environment
 GIT_TIMEOUT_S = 60.0
 CHECKOUT_DIR = "checkout"
 PATCH_NAME = ".hindsight-fix.patch"
+COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +148,8 @@ async def run_proof(
         return ProofReport(ProofOutcome.NO_FIX, "the proof has no fix patch to apply")
     if not sandbox.runs_proofs:
         return ProofReport(ProofOutcome.SKIPPED, f"proof skipped: no sandbox ({sandbox.detail})")
+    if COMMIT_ID.fullmatch(sha) is None:
+        return ProofReport(ProofOutcome.NO_CHECKOUT, f"{sha[:80]!r} is not a commit id")
     scratch = Path(tempfile.mkdtemp(prefix="hindsight-proof-"))
     try:
         archive = await _archive(repo, sha, scratch)

@@ -43,7 +43,7 @@ def _argv(
     *,
     workdir: Path,
     limits: Limits,
-) -> tuple[list[str], dict[str, str] | None, Path | None]:
+) -> tuple[list[str], dict[str, str], Path | None]:
     """argv, environment and working directory of the process the app starts."""
     inner = limited(command, limits)
     if sandbox.mechanism is Mechanism.BWRAP:

@@ -90,6 +90,10 @@ def test_no_fix_and_unknown_commit_are_not_proven(repo: Path) -> None:
     assert prove(Proof(test=TEST), repo, first_commit(repo)).outcome is ProofOutcome.NO_FIX
     report = prove(Proof(test=TEST, fix=FIX), repo, "0" * 40)
     assert report.outcome is ProofOutcome.NO_CHECKOUT
+    for not_a_commit in ("--output=/tmp/x", "HEAD", first_commit(repo)[:12]):
+        refused = prove(Proof(test=TEST, fix=FIX), repo, not_a_commit)
+        assert refused.outcome is ProofOutcome.NO_CHECKOUT
+        assert "is not a commit id" in refused.reason
     assert untouched(repo)
 
 

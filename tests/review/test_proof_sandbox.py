@@ -146,17 +146,19 @@ def _running(marker: str) -> list[str]:
     return [line for line in found.stdout.splitlines() if marker in line]
 
 
-def test_a_setsid_child_is_ended_with_the_proof(repo: Path) -> None:
-    """The escaped children sleep far past the time limit; the proof ends when its test does."""
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_a_setsid_child_is_ended_with_the_proof(repo: Path, loop: str) -> None:
+    """The escaped children sleep far past the time limit and hold the test's output open; the
+    proof ends when its test does, on asyncio's loop and on uvloop's."""
     seconds = 4000 + uuid.uuid4().int % 1000
     script = f"""
     setsid sh -c 'sleep {seconds}' &
-    setsid sleep {seconds + 1} </dev/null &
+    setsid sleep {seconds + 1} &
     (trap '' HUP; sleep {seconds + 2}) &
     echo "children left running"
     """
     report = prove(
-        Proof(test=f"{script}\nexit 1", fix=FIX), repo, first_commit(repo), timeout_s=120
+        Proof(test=f"{script}\nexit 1", fix=FIX), repo, first_commit(repo), timeout_s=120, loop=loop
     )
     assert report.outcome is ProofOutcome.STILL_FAILING
     assert report.before is not None and not report.before.timed_out

@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import uvloop
+
 from review.contract import Proof
 from review.proof import ProofReport, run_proof
 from review.sandbox import Limits, Mechanism, Sandbox, detect_sandbox
@@ -75,14 +77,17 @@ def prove(
     sandbox: Sandbox | None = None,
     timeout_s: float = 60,
     limits: Limits | None = None,
+    loop: str = "asyncio",
 ) -> ProofReport:
-    return asyncio.run(
-        run_proof(
-            proof,
-            repo=repo,
-            sha=sha,
-            timeout_s=timeout_s,
-            sandbox=sandbox or working_sandbox(),
-            limits=limits,
-        )
+    """Run the proof to its end on a fresh event loop: asyncio's, or uvloop's (what `serve` runs)."""
+    running = run_proof(
+        proof,
+        repo=repo,
+        sha=sha,
+        timeout_s=timeout_s,
+        sandbox=sandbox or working_sandbox(),
+        limits=limits,
     )
+    if loop == "uvloop":
+        return uvloop.run(running)
+    return asyncio.run(running)
