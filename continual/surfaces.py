@@ -52,8 +52,8 @@ __all__ = [
     "target_of",
 ]
 
-REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer or proven):"
-BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer or proven):"
+REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer):"
+BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer):"
 RECALL_HEADER = "Hindsight lessons for {repo}:"
 CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
 LESSON_LINE = "- {text} (lesson {id} r{revision})"

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ghapp import api
+from ghapp import api, web
 from ghapp.db import (
     Checkpointer,
     NotMigrated,
@@ -36,6 +36,7 @@ from ghapp.router import Router
 from ghapp.settings import Settings
 from ghapp.worker import Worker
 from review.config import ReviewConfig, load_config
+from review.sandbox import Sandbox, detect_sandbox
 
 if TYPE_CHECKING:
     from ghapp.github.client import GitHubClient
@@ -82,9 +83,12 @@ def build_deps(
     github: GitHubClient | None = None,
     clock: Clock = now_ms,
     review_config: ReviewConfig | EllipsisType | None = ...,
+    sandbox: Sandbox | None = None,
 ) -> Deps:
     """The collaborators jobs are handed. ``review_config`` defaults to ``hindsight.toml`` when
     the file exists (reviews are skipped without it); `serve` and `worker` pass what they checked.
+    With a review configuration, the proof sandbox is found here, once, at start (``sandbox``
+    names one instead).
     """
     engine = engine or make_engine(settings.database_url)
     queue = JobQueue(
@@ -102,6 +106,8 @@ def build_deps(
     metrics = Metrics(engine)
     if github is not None:
         github.on_answer = metrics.github_answered
+    if review_config is not None and sandbox is None:
+        sandbox = detect_sandbox()
     return Deps(
         settings=settings,
         engine=engine,
@@ -110,6 +116,7 @@ def build_deps(
         clock=clock,
         review_config=review_config,
         metrics=metrics,
+        sandbox=sandbox,
     )
 
 
@@ -181,5 +188,6 @@ def create_app(
         Route("/metrics", metrics_endpoint(ready.metrics, _secret(settings.metrics_token))),
         Route("/readyz", readyz),
         *api.routes(),
+        *web.routes(settings.secret_bytes()),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -19,6 +19,7 @@ from ghapp.cli.common import open_engine
 from ghapp.cli.operate import add_commands as add_operate_commands
 from ghapp.cli.people import add_commands as add_people_commands
 from ghapp.cli.review import add_commands as add_review_commands
+from ghapp.cli.setup import add_commands as add_setup_commands
 from ghapp.db import NotMigrated, migrate
 from ghapp.jobs import JobQueue, now_ms
 from ghapp.logs import configure_logging
@@ -304,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_review_commands(sub)
     add_people_commands(sub)
+    add_setup_commands(sub)
 
     purge = sub.add_parser("purge", help="delete everything stored for an account")
     purge.add_argument("--account", required=True, help="the account's login")

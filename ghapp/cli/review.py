@@ -95,6 +95,7 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
     print(f"  threads resolved on GitHub (evidence, not a decision): {ledger.resolved}")
     print(f"  session memory: {_states(ledger.memory)}")
+    print(f"  proofs (evidence, never a decision): {_states(ledger.proofs)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
     signals = [
         f"{s.signal} {s.accepted}/{s.dismissed}"

@@ -103,7 +103,7 @@ class GitHubClient:
         self.base_url = base_url.rstrip("/")
         self._clock = clock
         self._refresh_margin = refresh_margin
-        self._config = self._build_config(base_url, timeout_s, user_agent, trust_env)
+        self._config = self.build_config(base_url, timeout_s, user_agent, trust_env)
         self._app = GitHub(AppAuthStrategy(str(app_id), private_key_pem), config=self._config)
         self._tokens: dict[int, _Token] = {}
         self._tokens_lock = threading.Lock()
@@ -116,7 +116,8 @@ class GitHubClient:
         self.on_answer: Callable[[str, httpx.Response | None], None] | None = None
 
     @staticmethod
-    def _build_config(base_url: str, timeout_s: float, user_agent: str, trust_env: bool) -> Config:
+    def build_config(base_url: str, timeout_s: float, user_agent: str, trust_env: bool) -> Config:
+        """githubkit's settings for every Hindsight client: no retries, no HTTP cache."""
         # auto_retry off: the job runner reschedules; http_cache off: answers must be current;
         # a private cache so no other client's JWT is ever reused.
         return get_config(

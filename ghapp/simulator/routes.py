@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghapp.simulator import conversation, graphql, issues, pulls
+from ghapp.simulator import conversation, graphql, issues, manifests, pulls
 from ghapp.simulator.endpoint import (
     Call,
     Context,
@@ -335,6 +335,7 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/issues/comments/{{comment_id:int}}/reactions", ["GET", "POST"], comment_reactions),
     (f"{REPO}/compare/{{basehead:path}}", ["GET"], compare),
     ("/graphql", ["POST"], graphql.review_threads),
+    ("/app-manifests/{code}/conversions", ["POST"], manifests.conversion),
     ("/{path:path}", ALL_METHODS, not_found),
 ]
 
@@ -343,7 +344,10 @@ def build_app(ctx: Context) -> Starlette:
     """The simulator's ASGI app; unknown paths and methods answer GitHub's 404 JSON."""
     return Starlette(
         routes=[
-            Route(path, endpoint(ctx, handler), methods=methods)
-            for path, methods, handler in ROUTES
+            *manifests.pages(ctx),
+            *(
+                Route(path, endpoint(ctx, handler), methods=methods)
+                for path, methods, handler in ROUTES
+            ),
         ]
     )

@@ -108,7 +108,9 @@ def test_serve_logs_plain_text_or_json(tmp_path: Path, log_format: str) -> None:
     server = start(["serve", "--no-review", "--port", str(port)], env, tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         assert httpx.get(f"{url}/healthz").status_code == 200
     finally:
         output = stop(server)

@@ -53,7 +53,9 @@ def test_serve_records_webhooks_and_its_worker_runs_them(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         assert server.poll() is None
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
@@ -77,7 +79,9 @@ def test_web_only_replica_and_a_separate_worker(
     server = start(["serve", "--no-worker", "--no-review", "--port", str(port)], env, tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
         with reading(engine) as conn:
