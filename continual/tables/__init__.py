@@ -5,6 +5,7 @@ from __future__ import annotations
 from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
+from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
     Agreement,
@@ -25,6 +26,8 @@ __all__ = [
     "Entry",
     "Injection",
     "JudgeVerdictRow",
+    "LessonEvent",
+    "LessonProvenance",
     "MemoryHitRow",
     "MemoryItemRow",
     "Person",

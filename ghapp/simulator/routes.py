@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghapp.simulator import conversation, graphql, issues, pulls
+from ghapp.simulator import conversation, git, graphql, issues, pulls
 from ghapp.simulator.endpoint import Call, Context, Handler, endpoint, json_response, paginate
 from ghapp.simulator.model import ApiError, Author
 from ghapp.simulator.shapes import iso
@@ -305,6 +305,8 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/issues/comments/{{comment_id:int}}", ["GET", "PATCH", "DELETE"], issue_comment),
     (f"{REPO}/issues/comments/{{comment_id:int}}/reactions", ["GET", "POST"], comment_reactions),
     (f"{REPO}/compare/{{basehead:path}}", ["GET"], compare),
+    (f"{REPO}/git/trees/{{sha}}", ["GET"], git.git_tree),
+    (f"{REPO}/contents/{{path:path}}", ["GET"], git.contents),
     ("/graphql", ["POST"], graphql.review_threads),
     ("/{path:path}", ALL_METHODS, not_found),
 ]

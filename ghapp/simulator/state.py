@@ -81,6 +81,8 @@ class World:
         self.installations: dict[int, Installation] = {}
         self.repositories: dict[str, Repository] = {}
         self.commits: dict[str, Commit] = {}
+        # Commit sha -> its files (path -> text), for the commits made with files (git.py).
+        self.trees: dict[str, dict[str, str]] = {}
         self.pulls: dict[tuple[str, int], PullRequest] = {}
         self.numbers: dict[str, int] = {}
         self.review_comments: dict[int, ReviewComment] = {}
