@@ -160,8 +160,23 @@ def changes(
 ) -> list[LessonChange]:
     """The account's retired, adapted and restored lessons, newest first."""
     query = (
-        select(LessonEvent, Entry.key, Entry.lens, Entry.title, Entry.text, Entry.deleted_ms)
-        .add_columns(Repository.full_name)
+        select(
+            LessonEvent.entry_id,
+            LessonEvent.action,
+            LessonEvent.reason,
+            LessonEvent.commit_sha,
+            LessonEvent.revision,
+            LessonEvent.before_text,
+            LessonEvent.after_text,
+            LessonEvent.actor,
+            LessonEvent.at_ms,
+            Entry.key,
+            Entry.lens,
+            Entry.title,
+            Entry.text,
+            Entry.deleted_ms,
+            Repository.full_name,
+        )
         .join(Entry, Entry.id == LessonEvent.entry_id)
         .join(Repository, Repository.id == LessonEvent.repository_id)
         .where(LessonEvent.account_id == account_id)
@@ -169,26 +184,23 @@ def changes(
     )
     if repository_ids is not None:
         query = query.where(LessonEvent.repository_id.in_(list(repository_ids)))
-    found: list[LessonChange] = []
-    for row in conn.execute(query).all():
-        event = row.LessonEvent
-        found.append(
-            LessonChange(
-                entry_id=event.entry_id,
-                repository=row.full_name,
-                key=row.key,
-                lens=row.lens,
-                title=row.title,
-                text=row.text,
-                action=event.action,
-                reason=event.reason,
-                commit=event.commit_sha,
-                revision=event.revision,
-                before_text=event.before_text,
-                after_text=event.after_text,
-                actor=event.actor,
-                at_ms=event.at_ms,
-                retired=row.deleted_ms is not None,
-            )
+    return [
+        LessonChange(
+            entry_id=row.entry_id,
+            repository=row.full_name,
+            key=row.key,
+            lens=row.lens,
+            title=row.title,
+            text=row.text,
+            action=row.action,
+            reason=row.reason,
+            commit=row.commit_sha,
+            revision=row.revision,
+            before_text=row.before_text,
+            after_text=row.after_text,
+            actor=row.actor,
+            at_ms=row.at_ms,
+            retired=row.deleted_ms is not None,
         )
-    return found
+        for row in conn.execute(query).all()
+    ]

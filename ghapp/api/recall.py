@@ -29,6 +29,7 @@ from ghapp.api.auth import (
     session_param,
     target_param,
 )
+from ghapp.api.retired import include_retired, retired_json
 from ghapp.api.shapes import active_json, handed_json, lesson_json
 from ghapp.db import reading
 
@@ -52,8 +53,13 @@ def _lessons(request: Request, caller: Caller) -> list[Lesson]:
 
 @authenticated
 async def list_lessons(request: Request, caller: Caller) -> Response:
+    """Every lesson; with ``include=retired`` also what maintenance retired or adapted."""
+    with_retired = include_retired(request)
     lessons = await run(_lessons, request, caller)
-    return JSONResponse({"lessons": [lesson_json(x) for x in lessons]})
+    answer: dict[str, Any] = {"lessons": [lesson_json(x) for x in lessons]}
+    if with_retired:
+        answer["retired"] = await retired_json(request, caller)
+    return JSONResponse(answer)
 
 
 @authenticated

@@ -23,6 +23,7 @@ from continual.recall.snapshot import load_lessons
 from continual.surfaces import Handed, Target, hand_brief, hand_context, target_named
 from continual.tables import Repository
 from ghapp.cli.common import open_engine
+from ghapp.cli.maintain import print_retired
 from ghapp.db import reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
@@ -248,6 +249,11 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
         repo = args.repo or _current_repo(Path.cwd())
         with open_engine(settings) as engine:
             target = _local_target(engine, repo)
+            if args.retired:
+                print_retired(
+                    engine, target.account_id, None if args.all else repo, as_json=args.json
+                )
+                return 0
             with reading(engine) as conn:
                 lessons = load_lessons(conn, target.account_id, now=now_ms())
         shown = [x for x in lessons if args.all or x.repository == repo or x.scope == "account"]
@@ -316,6 +322,11 @@ def add_commands(subparsers: Any) -> None:
     recall.add_argument("--repo", help="owner/name (default: the git remote origin here)")
     recall.add_argument("--all", action="store_true", help="every lesson of the account")
     recall.add_argument("--json", action="store_true")
+    recall.add_argument(
+        "--retired",
+        action="store_true",
+        help="what was retired or adapted: when, why, which commit",
+    )
     recall.set_defaults(run=cmd_recall)
 
     brief = subparsers.add_parser("brief", help="print the brief for an agent's session start")

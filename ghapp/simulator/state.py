@@ -37,6 +37,7 @@ DEFAULT_EVENTS = [
     "pull_request_review",
     "pull_request_review_comment",
     "issue_comment",
+    "push",
 ]
 NODE_PREFIXES = {
     "User": "04:User",
