@@ -38,6 +38,7 @@ from review.seats import TextSeat
 COMPARE_FILE_LIMIT = 300
 # Files read in one run at most; the lessons of files beyond it defer to the next run.
 MAX_CONTENT_READS = 400
+CONCURRENT_READS = 8
 FORCED = "a force-push: the history the lessons were proven on may be gone"
 
 log = logging.getLogger(__name__)
@@ -152,7 +153,13 @@ async def _read_files(
 ) -> dict[str, str | None]:
     ordered = sorted(paths)[:MAX_CONTENT_READS]
     reads.contents += len(ordered)
-    texts = await asyncio.gather(*(client.get_text(repo, path, head) for path in ordered))
+    gate = asyncio.Semaphore(CONCURRENT_READS)
+
+    async def read(path: str) -> str | None:
+        async with gate:
+            return await client.get_text(repo, path, head)
+
+    texts = await asyncio.gather(*(read(path) for path in ordered))
     return dict(zip(ordered, texts, strict=True))
 
 
