@@ -12,9 +12,8 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
-from continual import store
 from continual.maintenance import (
     Action,
     ChangeStatus,
@@ -27,6 +26,7 @@ from continual.maintenance import (
     publish,
 )
 from continual.maintenance.plan import Decider, Plan, bases, needed_files
+from continual.tables import Repository
 from ghapp.db import reading
 from ghapp.github.errors import Gone, Rejected
 from ghapp.github.installation import InstallationClient
@@ -199,11 +199,17 @@ def _cases(
 
 
 def _read_lessons(engine: Engine, repo: str) -> tuple[int | None, list[Lesson]]:
+    """The repository's live lessons; none for a repository the store does not know or that was
+    removed from the installation (its lessons stay as they are)."""
     with reading(engine) as conn:
-        repository_id = store.repository_id(conn, repo)
+        repository_id = conn.execute(
+            select(Repository.id).where(
+                Repository.full_name == repo, Repository.removed_ms.is_(None)
+            )
+        ).scalar_one_or_none()
         if repository_id is None:
             return None, []
-        return repository_id, live_lessons(conn, repository_id)
+        return int(repository_id), live_lessons(conn, int(repository_id))
 
 
 def forced_run(lessons: Sequence[Lesson], head: str) -> MaintenanceRun:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine
 
 from ghapp.simulator import trees
-from tests.support.app_harness import Harness, running_app
+from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
 from tests.support.maintenance import (
     APP_PY,
     UTIL_PY,
@@ -19,6 +19,7 @@ from tests.support.maintenance import (
     github_reads,
     learn,
     provenance,
+    push_payload,
     set_basis,
 )
 from tests.support.simulator import REPO
@@ -153,4 +154,24 @@ def test_util_untouched_by_the_lesson(app: Harness) -> None:
     learned = learn(app, files={"src/app.py": APP_PY, "src/util.py": UTIL_PY})
     app.sim.push(REPO, {"src/util.py": None})
     app.settle()
+    assert entry_row(app, learned.entry_id).deleted_ms is None
+
+
+def test_a_repository_github_no_longer_has_defers(app: Harness) -> None:
+    learned = learn(app)
+    app.sim.inject("GET", "/compare/", status=404, times=None)
+    app.sim.push(REPO, {"src/app.py": None})
+    app.settle()
+    assert entry_row(app, learned.entry_id).deleted_ms is None
+    assert provenance(app, learned.entry_id).basis_sha == learned.merge_sha
+
+
+def test_a_removed_repository_is_not_maintained(app: Harness) -> None:
+    learned = learn(app)
+    app.sim.remove_repositories_from_installation(INSTALLATION_ID, [REPO])
+    app.settle()
+    app.sim.reset_log()
+    app.sim.deliver("push", push_payload(app))
+    app.settle()
+    assert github_reads(app) == 0
     assert entry_row(app, learned.entry_id).deleted_ms is None

@@ -230,3 +230,12 @@ def test_writeback_and_decisions_sections() -> None:
     text = str(caught.value)
     for problem in ("writeback.acknowledge", "writeback.suppress_days", "'extra'", "nobody"):
         assert problem in text
+
+
+def test_maintenance_section_names_a_configured_seat() -> None:
+    seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+    assert loads_config(seat).maintenance.seat is None
+    assert loads_config(seat + '[maintenance]\nseat = "a"\n').maintenance.seat == "a"
+    with pytest.raises(ConfigError) as caught:
+        loads_config(seat + '[maintenance]\nseat = "nobody"\nbatch = 3\n')
+    assert "maintenance.seat" in str(caught.value) and "'batch'" in str(caught.value)

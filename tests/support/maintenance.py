@@ -8,8 +8,9 @@ from sqlalchemy import select, update
 
 from continual.tables import Entry, LessonEvent, LessonProvenance
 from ghapp.db import reading
+from ghapp.simulator import trees
 from ghapp.simulator.patches import addition_patch
-from tests.support.app_harness import Harness
+from tests.support.app_harness import INSTALLATION_ID, Harness
 from tests.support.simulator import REPO
 
 APP_PY = "import os\n\n\ndef parse_config(path):\n    return None\n\n\nprint(parse_config('x'))\n"
@@ -93,3 +94,23 @@ def set_basis(app: Harness, entry_id: str, sha: str) -> None:
             .where(LessonProvenance.entry_id == entry_id)
             .values(basis_sha=sha)
         )
+
+
+def push_payload(app: Harness) -> dict[str, object]:
+    """A push deleting the lesson's file, built while the repository is still installed."""
+    repo = app.sim.world.repo(REPO)
+    before = repo.branches[repo.default_branch]
+    _, _, after = trees.push(
+        app.sim.world,
+        REPO,
+        files={"src/app.py": None},
+        renames={},
+        branch=None,
+        parent=None,
+        message="Drop the app",
+    )
+    payload = app.sim.payloads.push(
+        REPO, ref=f"refs/heads/{repo.default_branch}", before=before, after=after
+    )
+    payload["installation"] = {"id": INSTALLATION_ID}
+    return payload
