@@ -261,8 +261,12 @@ async def maintain(
             answers.extend(asked.verdicts)
         decider.answers = answers
     if dry_run:
-        with reading(engine) as conn:
-            plan = decider.plan(conn)
+
+        def look() -> Plan:
+            with reading(engine) as conn:
+                return decider.plan(conn)
+
+        plan = await asyncio.to_thread(look)
         return MaintenanceRun(head, plan.verdicts, by_id, None, reads)
     published = await asyncio.to_thread(publish, engine, decider, now=now)
     assert decider.last is not None

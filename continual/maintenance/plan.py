@@ -121,6 +121,8 @@ class Decider:
         for verdict in settled:
             if verdict.action is not Action.KEEP:
                 proven.pop(verdict.entry_id, None)
+            elif verdict.commit is not None:  # kept on proof (by the rules or the seat)
+                proven[verdict.entry_id] = verdict.commit
         return Plan(tuple(settled), proven)
 
     def __call__(self, conn: Connection) -> tuple[list[Verdict], dict[str, str]]:

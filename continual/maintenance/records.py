@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, case, insert, select, update
 
 from continual.maintenance.anchors import Anchors
 from continual.maintenance.rules import Lesson
@@ -68,7 +68,10 @@ def note_merge(conn: Connection, repository_id: int, pr: int, merge_sha: str, *,
         )
         .values(
             merge_sha=merge_sha,
-            basis_sha=merge_sha,
+            basis_sha=case(
+                (LessonProvenance.basis_sha == LessonProvenance.head_sha, merge_sha),
+                else_=LessonProvenance.basis_sha,
+            ),
             updated_ms=now,
         )
     )

@@ -34,9 +34,10 @@ def app(
 
 def test_the_seat_settles_what_the_rules_cannot(app: Harness, seat: MaintenanceSeat) -> None:
     learned = learn(app)
-    app.sim.push(REPO, {"src/app.py": GONE})  # `parse_config` gone: moved, or gone for good?
+    kept_at = app.sim.push(REPO, {"src/app.py": GONE})  # `parse_config` gone: moved, or gone?
     app.settle()
     assert entry_row(app, learned.entry_id).deleted_ms is None  # the seat said keep
+    assert provenance(app, learned.entry_id).basis_sha == kept_at
     [call] = seat.calls()
     [item] = call["lessons"]
     assert item["id"] == learned.entry_id and item["rule"]["action"] == "retire"
