@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -25,7 +26,7 @@ from continual.maintenance import (
     live_lessons,
     publish,
 )
-from continual.maintenance.plan import Decider, Plan, bases, needed_files
+from continual.maintenance.plan import Decider, Plan, needed_files
 from continual.tables import Repository
 from ghapp.db import reading
 from ghapp.github.errors import Gone, Rejected
@@ -39,6 +40,8 @@ COMPARE_FILE_LIMIT = 300
 # Files read in one run at most; the lessons of files beyond it defer to the next run.
 MAX_CONTENT_READS = 400
 CONCURRENT_READS = 8
+# Distinct bases compared in one run at most (most lessons share one: the previous head).
+MAX_BASES = 50
 FORCED = "a force-push: the history the lessons were proven on may be gone"
 
 log = logging.getLogger(__name__)
@@ -212,6 +215,17 @@ def _read_lessons(engine: Engine, repo: str) -> tuple[int | None, list[Lesson]]:
         return int(repository_id), live_lessons(conn, int(repository_id))
 
 
+def _bases(lessons: Sequence[Lesson], before: str | None) -> list[str]:
+    """The bases to prove this run, those of the most lessons first, at most MAX_BASES (the
+    lessons of the rest are not looked at: a later run proves them); ``before`` when lessons
+    without a basis need the push's own comparison."""
+    counts = Counter(lesson.basis for lesson in lessons if lesson.basis is not None)
+    wanted = [basis for basis, _ in counts.most_common(MAX_BASES)]
+    if before is not None and before not in wanted and any(x.basis is None for x in lessons):
+        wanted.append(before)
+    return wanted
+
+
 def forced_run(lessons: Sequence[Lesson], head: str) -> MaintenanceRun:
     """A force-push proves nothing: every lesson defers and nothing is read or written."""
     verdicts = tuple(Verdict(x.entry_id, x.revision, Action.DEFER, FORCED, head) for x in lessons)
@@ -241,11 +255,14 @@ async def maintain(
     if forced:
         return forced_run(lessons, head)
     reads = Reads()
-    wanted = bases(lessons)
-    if before is not None and any(x.basis is None for x in lessons):
-        wanted.add(before)
-    proofs = await asyncio.gather(*(prove(client, repo, b, head, reads) for b in sorted(wanted)))
-    evidence = dict(zip(sorted(wanted), proofs, strict=True))
+    wanted = _bases(lessons, before)
+    gate = asyncio.Semaphore(CONCURRENT_READS)
+
+    async def proof(basis: str) -> Evidence:
+        async with gate:
+            return await prove(client, repo, basis, head, reads)
+
+    evidence = dict(zip(wanted, await asyncio.gather(*map(proof, wanted)), strict=True))
     contents = await _read_files(client, repo, head, needed_files(lessons, evidence), reads)
     evidence = _with_contents(evidence, contents)
     legacy = evidence.get(before) if before is not None else None

@@ -33,11 +33,6 @@ class Plan:
         return [v for v in self.verdicts if not v.settled]
 
 
-def bases(lessons: Iterable[Lesson]) -> set[str]:
-    """The commits the lessons' anchors were last proven at (one comparison each)."""
-    return {lesson.basis for lesson in lessons if lesson.basis is not None}
-
-
 def needed_files(lessons: Iterable[Lesson], evidence: Mapping[str, Evidence]) -> set[str]:
     """The files at the head that the touched lessons' verdicts depend on."""
     needed: set[str] = set()
