@@ -250,8 +250,12 @@ def hand_review_lessons(
     )
 
 
-def _refused(conn: Connection, target: Target, now: int) -> set[tuple[str, int]]:
-    return refused_cards(suppressions(conn, target.repository_id, now_ms=now))
+def _refused(
+    conn: Connection, target: Target, now: int, suppress_days: int
+) -> set[tuple[str, int]]:
+    return refused_cards(
+        suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
+    )
 
 
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
@@ -288,6 +292,7 @@ def hand_brief(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1)
     and recalled memory (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
@@ -304,7 +309,7 @@ def hand_brief(
             budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
-            seen=seen | _refused(conn, target, now),
+            seen=seen | _refused(conn, target, now, suppress_days),
         )
         text = packed.text
         if preference.surfacing >= SURFACING_MEMORY:
@@ -345,6 +350,7 @@ def hand_context(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """A context push for one agent tool call (surfacing 3): the lessons its paths and names
     retrieve that the session does not hold yet."""
@@ -357,7 +363,7 @@ def hand_context(
         return _query_hand(
             snapshot,
             target,
-            seen | _refused(conn, target, now),
+            seen | _refused(conn, target, now, suppress_days),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -403,10 +409,11 @@ def preview_recall(
     preference: Preference,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-    refused = _refused(conn, target, now)
+    refused = _refused(conn, target, now, suppress_days)
     packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
     return _handed(Surface.RECALL, "", packed), snapshot
 
@@ -421,6 +428,7 @@ def hand_recall(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """The recall surface: an explicit ask for the repository's lessons within a session.
 
@@ -429,7 +437,7 @@ def hand_recall(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        refused = _refused(conn, target, now)
+        refused = _refused(conn, target, now, suppress_days)
         packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
         return _handed(Surface.RECALL, session_id, packed)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine
 
 from continual.recall.snapshot import SnapshotCache
+from continual.suppression import DEFAULT_SUPPRESS_DAYS
 from ghapp.jobs import Clock, JobQueue
 from ghapp.settings import Settings
 from review.config import ReviewConfig
@@ -25,3 +26,10 @@ class Deps:
     clock: Clock
     review_config: ReviewConfig | None = None
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
+
+    @property
+    def suppress_days(self) -> int:
+        """How long a dismissal keeps its mechanism out (`[writeback] suppress_days`)."""
+        if self.review_config is None:
+            return DEFAULT_SUPPRESS_DAYS
+        return self.review_config.writeback.suppress_days

@@ -89,6 +89,7 @@ def review_ledger(
                 hits=hits.get(repository_id, 0),
                 memory=memory.get(repository_id, {}),
                 suppressed=suppressed.get(repository_id, 0),
+                resolved=sum(s.resolved for s in mine),
                 lessons=own_lessons if brain else None,
                 handed=queries.handed_reviews(conn, account_id, repository_id) if brain else None,
             )

@@ -70,6 +70,7 @@ class Found:
     set_sha256: str | None
     review_id: str | None
     proven: bool
+    resolved: bool  # its thread is resolved on GitHub (evidence, not a decision)
 
 
 def suggestions(conn: Connection, account_id: int) -> list[Found]:
@@ -83,6 +84,7 @@ def suggestions(conn: Connection, account_id: int) -> list[Found]:
             Suggestion.set_sha256,
             Suggestion.review_id,
             Suggestion.proven,
+            Suggestion.resolved_by.is_not(None),
         ).where(Suggestion.account_id == account_id)
     ).all()
     return [Found(*row) for row in rows]

@@ -94,6 +94,16 @@ SCHEMAS: dict[str, Any] = {
             "confirmations": INTEGER,
             "last_confirmed_at": TIME,
             "expires_at": TIME,
+            "suppressed": {"oneOf": [{"type": "null"}, _ref("Suppressed")]},
+        }
+    ),
+    "Suppressed": _object(
+        {
+            "reason": STRING,
+            "by": _nullable("string"),
+            "receipt_id": _nullable("integer"),
+            "path": _nullable("string"),
+            "until": TIME,
         }
     ),
     "Lessons": _object(
@@ -247,6 +257,7 @@ SCHEMAS: dict[str, Any] = {
             ),
             "hits": INTEGER,
             "suppressed": INTEGER,
+            "resolved": INTEGER,
             "lessons": _array(_ref("BrainLesson")),
             "handed": _array(_ref("ReviewHanded")),
         },

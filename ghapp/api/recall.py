@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse, Response
 from continual import persons, store
 from continual.persons import Caller, Preference
 from continual.recall.snapshot import Lesson, load_lessons
+from continual.suppression import suppressed_entries
 from continual.surfaces import (
     Handed,
     Target,
@@ -51,12 +52,26 @@ def _lessons(request: Request, caller: Caller) -> list[Lesson]:
         return load_lessons(conn, caller.account_id, now=deps.clock())
 
 
+def _shown(request: Request, caller: Caller) -> list[dict[str, Any]]:
+    """The account's lessons as the API shows them, each with the dismissal refusing it, if any."""
+    deps = deps_of(request)
+    now = deps.clock()
+    with reading(deps.engine) as conn:
+        lessons = load_lessons(conn, caller.account_id, now=now)
+        refused = suppressed_entries(
+            conn,
+            (x.repository_id for x in lessons),
+            now_ms=now,
+            suppress_days=deps.suppress_days,
+        )
+    return [lesson_json(x, refused.get(x.id)) for x in lessons]
+
+
 @authenticated
 async def list_lessons(request: Request, caller: Caller) -> Response:
     """Every lesson; with ``include=retired`` also what maintenance retired or adapted."""
     with_retired = include_retired(request)
-    lessons = await run(_lessons, request, caller)
-    answer: dict[str, Any] = {"lessons": [lesson_json(x) for x in lessons]}
+    answer: dict[str, Any] = {"lessons": await run(_shown, request, caller)}
     if with_retired:
         answer["retired"] = await retired_json(request, caller)
     return JSONResponse(answer)
@@ -74,7 +89,12 @@ async def active(request: Request, caller: Caller) -> Response:
         if session is None:
             with reading(deps.engine) as conn:
                 handed, snapshot = preview_recall(
-                    conn, target, preference=card, now=now, snapshots=deps.snapshots
+                    conn,
+                    target,
+                    preference=card,
+                    now=now,
+                    snapshots=deps.snapshots,
+                    suppress_days=deps.suppress_days,
                 )
             return handed, list(snapshot.lessons)
         handed = hand_recall(
@@ -86,6 +106,7 @@ async def active(request: Request, caller: Caller) -> Response:
             person_id=caller.person_id,
             now=now,
             snapshots=deps.snapshots,
+            suppress_days=deps.suppress_days,
         )
         return handed, _lessons(request, caller)
 
@@ -110,6 +131,7 @@ async def brief(request: Request, caller: Caller) -> Response:
         person_id=caller.person_id,
         now=deps.clock(),
         snapshots=deps.snapshots,
+        suppress_days=deps.suppress_days,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -145,6 +167,7 @@ async def context(request: Request, caller: Caller) -> Response:
         person_id=caller.person_id,
         now=deps.clock(),
         snapshots=deps.snapshots,
+        suppress_days=deps.suppress_days,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -187,11 +210,11 @@ async def edit(request: Request, caller: Caller) -> Response:
             )
 
     await _guarded(work, entry_id)
-    lessons = await run(_lessons, request, caller)
-    found = next((x for x in lessons if x.id == entry_id), None)
+    shown = await run(_shown, request, caller)
+    found = next((x for x in shown if x["id"] == entry_id), None)
     if found is None:
         raise not_found(f"lesson {entry_id}")
-    return JSONResponse(lesson_json(found))
+    return JSONResponse(found)
 
 
 async def _guarded(work: Any, entry_id: str) -> None:

@@ -20,9 +20,10 @@ from sqlalchemy import Engine, select
 from continual import persons
 from continual.persons import Preference
 from continual.recall.snapshot import load_lessons
+from continual.suppression import Suppression, suppressed_entries
 from continual.surfaces import Handed, Target, hand_brief, hand_context, target_named
 from continual.tables import Repository
-from ghapp.cli.common import open_engine
+from ghapp.cli.common import ConfigError, open_engine, suppress_days
 from ghapp.cli.maintain import print_retired
 from ghapp.db import reading
 from ghapp.jobs import now_ms
@@ -172,6 +173,7 @@ def _hand(args: argparse.Namespace, settings: Settings, surface: str) -> int:
                 "preference": card,
                 "person_id": person_id,
                 "now": now_ms(),
+                "suppress_days": suppress_days(settings),
             }
             handed: Handed
             if surface == "context":
@@ -207,7 +209,7 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
 def _guard(action: Any) -> int:
     try:
         code: int = action()
-    except (CliError, persons.NotFound) as exc:
+    except (CliError, ConfigError, persons.NotFound) as exc:
         print(f"hindsight: {exc}", file=sys.stderr)
         return 1
     return code
@@ -247,6 +249,7 @@ def cmd_tokens(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     def run() -> int:
         repo = args.repo or _current_repo(Path.cwd())
+        now = now_ms()
         with open_engine(settings) as engine:
             target = _local_target(engine, repo)
             if args.retired:
@@ -255,10 +258,17 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
                 )
                 return 0
             with reading(engine) as conn:
-                lessons = load_lessons(conn, target.account_id, now=now_ms())
+                lessons = load_lessons(conn, target.account_id, now=now)
+                refused = suppressed_entries(
+                    conn,
+                    (x.repository_id for x in lessons),
+                    now_ms=now,
+                    suppress_days=suppress_days(settings),
+                )
         shown = [x for x in lessons if args.all or x.repository == repo or x.scope == "account"]
         if args.json:
-            print(json.dumps([_lesson_line(x) for x in shown], indent=2, sort_keys=True))
+            lines = [_lesson_line(x, refused.get(x.id)) for x in shown]
+            print(json.dumps(lines, indent=2, sort_keys=True))
             return 0
         for x in shown:
             print(
@@ -266,14 +276,26 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
                 f"confirmed {x.confirmations}x, expires {_time(x.expires_ms)}\n    {x.key}\n"
                 f"    {x.text or '(no admitted text)'}"
             )
+            if x.id in refused:
+                print(f"    {_refusal(refused[x.id])}")
         print(f"{len(shown)} lesson(s)", file=sys.stderr)
         return 0
 
     return _guard(run)
 
 
-def _lesson_line(lesson: Any) -> dict[str, Any]:
+def _refusal(found: Suppression) -> str:
+    where = "repository-wide" if found.repository_wide else f"at {found.path}"
+    until = (
+        "until a person restores it" if found.until_ms is None else f"until {_time(found.until_ms)}"
+    )
+    return f"suppressed {where}: dismissed ({found.reason}) by {found.actor or 'a person'}, {until}"
+
+
+def _lesson_line(lesson: Any, refused: Suppression | None = None) -> dict[str, Any]:
     return {
+        "suppressed_until_ms": None if refused is None else refused.until_ms,
+        "suppressed": refused is not None,
         "id": lesson.id,
         "key": lesson.key,
         "repository": lesson.repository,

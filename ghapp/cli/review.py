@@ -93,6 +93,7 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  acceptance without lessons: {_rate(ledger.acceptance.without_lessons)}")
     print(f"  memory hits: {ledger.hits}")
     print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
+    print(f"  threads resolved on GitHub (evidence, not a decision): {ledger.resolved}")
     print(f"  session memory: {_states(ledger.memory)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
     signals = [
