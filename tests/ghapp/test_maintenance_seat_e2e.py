@@ -42,9 +42,13 @@ def test_the_seat_settles_what_the_rules_cannot(app: Harness, seat: MaintenanceS
     [item] = call["lessons"]
     assert item["id"] == learned.entry_id and item["rule"]["action"] == "retire"
     assert item["excerpts"][0]["text"] == GONE
-    seat.mode("retire")
     app.sim.push(REPO, {"src/app.py": GONE + "\n# parse_config was here\n"})
+    app.settle()  # nothing naming it was removed: kept, the seat is not asked
+    assert len(seat.calls()) == 1
+    seat.mode("retire")
+    app.sim.push(REPO, {"src/app.py": GONE})
     app.settle()
+    assert len(seat.calls()) == 2
     assert entry_row(app, learned.entry_id).deleted_ms is not None
     [event] = events(app, learned.entry_id)
     assert event.actor == "seat:keeper" and event.reason == "the seat says retire"
