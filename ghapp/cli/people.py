@@ -252,7 +252,7 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
         now = now_ms()
         with open_engine(settings) as engine:
             target = _local_target(engine, repo)
-            if args.retired:
+            if getattr(args, "retired", False):
                 print_retired(
                     engine, target.account_id, None if args.all else repo, as_json=args.json
                 )
