@@ -22,7 +22,7 @@ from continual.injections import (
     target_named,
     target_of,
 )
-from continual.memory import recall_items, recalled_block
+from continual.memory import handed_key, recall_items, recalled_block
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.index import Card
@@ -52,8 +52,8 @@ __all__ = [
     "target_of",
 ]
 
-REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer or proven):"
-BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer or proven):"
+REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer):"
+BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer):"
 RECALL_HEADER = "Hindsight lessons for {repo}:"
 CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
 LESSON_LINE = "- {text} (lesson {id} r{revision})"
@@ -312,16 +312,22 @@ def hand_brief(
             seen=seen | _refused(conn, target, now, suppress_days),
         )
         text = packed.text
+        handed_memory: tuple[str, ...] = ()
         if preference.surfacing >= SURFACING_MEMORY:
-            recalled = recall_items(
-                conn,
-                account_id=target.account_id,
-                repository_id=target.repository_id,
-                now_ms=now,
-            )
-            memory = recalled_block(recalled, budget.after(text, PARTS_SEPARATOR)).text
-            text = PARTS_SEPARATOR.join(part for part in (text, memory) if part)
-        return _handed(Surface.BRIEF, session_id, packed, text)
+            fresh = [
+                item
+                for item in recall_items(
+                    conn,
+                    account_id=target.account_id,
+                    repository_id=target.repository_id,
+                    now_ms=now,
+                )
+                if (handed_key(item), 0) not in seen
+            ]
+            block = recalled_block(fresh, budget.after(text, PARTS_SEPARATOR))
+            handed_memory = tuple(handed_key(item) for item in fresh[: block.included])
+            text = PARTS_SEPARATOR.join(part for part in (text, block.text) if part)
+        return replace(_handed(Surface.BRIEF, session_id, packed, text), recalled=handed_memory)
 
     return _deliver(
         engine,

@@ -77,6 +77,29 @@ SCHEMAS: dict[str, Any] = {
             "actor": _nullable("string"),
             "at": {"type": "string", "format": "date-time"},
             "superseded": {"type": "boolean"},
+            "proof": {"oneOf": [_ref("Proof"), {"type": "null"}]},
+        }
+    ),
+    "Proof": _object(
+        {
+            "test": STRING,
+            "outcome": {
+                "type": "string",
+                "enum": [
+                    "proven",
+                    "passed-before-fix",
+                    "still-failing",
+                    "patch-does-not-apply",
+                    "timeout",
+                    "no-fix",
+                    "no-checkout",
+                    "skipped-no-sandbox",
+                ],
+            },
+            "reason": STRING,
+            "head_sha": STRING,
+            "sandbox": {"type": "string", "enum": ["bwrap", "unsandboxed", "none"]},
+            "at": {"type": "string", "format": "date-time"},
         }
     ),
     "Lesson": _object(
@@ -247,6 +270,7 @@ SCHEMAS: dict[str, Any] = {
                 _object({"signal": STRING, "accepted": INTEGER, "dismissed": INTEGER})
             ),
             "memory": {"type": "object", "additionalProperties": INTEGER},
+            "proofs": {"type": "object", "additionalProperties": INTEGER},
             "suggestions": _ref("Counts"),
             "by_seat_and_lens": _array(_ref("SeatLensCounts")),
             "acceptance": _object(

@@ -33,6 +33,7 @@ from ghapp.api.auth import (
 from ghapp.api.retired import include_retired, retired_json
 from ghapp.api.shapes import active_json, handed_json, lesson_json
 from ghapp.db import reading
+from ghapp.deps import Deps
 
 MAX_QUERY_VALUES = 64
 
@@ -198,18 +199,7 @@ async def edit(request: Request, caller: Caller) -> Response:
     for name in body:
         if name not in {"demote", "expected_revision"}:
             raise invalid(str(name), "is not a field of this call (demote, expected_revision)")
-    expected = _revision(body)
-    deps = deps_of(request)
-    now = deps.clock()
-
-    def work() -> None:
-        with deps.engine.begin() as conn:
-            _own_entry(conn, caller, entry_id)
-            store.person_edit(
-                conn, entry_id, expected=expected, demote=demote, actor=caller.login, now=now
-            )
-
-    await _guarded(work, entry_id)
+    await edit_lesson(deps_of(request), caller, entry_id, expected=_revision(body), demote=demote)
     shown = await run(_shown, request, caller)
     found = next((x for x in shown if x["id"] == entry_id), None)
     if found is None:
@@ -241,7 +231,29 @@ async def remove(request: Request, caller: Caller) -> Response:
         if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_REVISION:
             raise invalid("expected_revision", f"must be an integer from 1 to {MAX_REVISION}")
         expected = int(raw)
-    deps = deps_of(request)
+    await delete_lesson(deps_of(request), caller, entry_id, expected=expected)
+    return Response(status_code=204)
+
+
+async def edit_lesson(
+    deps: Deps, caller: Caller, entry_id: str, *, expected: int, demote: bool
+) -> None:
+    """A person demotes or restores one of their account's lessons, compare-and-swap on
+    ``expected``: ApiError 409 when it moved on, 404 when it is not theirs or gone."""
+    now = deps.clock()
+
+    def work() -> None:
+        with deps.engine.begin() as conn:
+            _own_entry(conn, caller, entry_id)
+            store.person_edit(
+                conn, entry_id, expected=expected, demote=demote, actor=caller.login, now=now
+            )
+
+    await _guarded(work, entry_id)
+
+
+async def delete_lesson(deps: Deps, caller: Caller, entry_id: str, *, expected: int | None) -> None:
+    """A person deletes one of their account's lessons (a tombstone), with the same checks."""
     now = deps.clock()
 
     def work() -> None:
@@ -250,4 +262,3 @@ async def remove(request: Request, caller: Caller) -> Response:
             store.tombstone(conn, entry_id, expected=expected, now=now)
 
     await _guarded(work, entry_id)
-    return Response(status_code=204)

@@ -8,6 +8,7 @@ from typing import Any
 
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.persons import Caller, Preference
+from continual.proofs import ProofEvidence
 from continual.recall.snapshot import Lesson, SourceReceipt
 from continual.suppression import Suppression
 from continual.surfaces import Handed, Target
@@ -30,6 +31,18 @@ def receipt_json(receipt: SourceReceipt) -> dict[str, Any]:
         "actor": receipt.actor,
         "at": iso(receipt.at_ms),
         "superseded": receipt.superseded,
+        "proof": None if receipt.proof is None else proof_json(receipt.proof),
+    }
+
+
+def proof_json(proof: ProofEvidence) -> dict[str, Any]:
+    return {
+        "test": proof.test,
+        "outcome": proof.outcome,
+        "reason": proof.reason,
+        "head_sha": proof.head_sha,
+        "sandbox": proof.sandbox,
+        "at": iso(proof.at_ms),
     }
 
 

@@ -22,7 +22,7 @@ from continual.persons import Preference
 from continual.recall.snapshot import load_lessons
 from continual.suppression import Suppression, suppressed_entries
 from continual.surfaces import Handed, Target, hand_brief, hand_context, target_named
-from continual.tables import Repository
+from continual.tables import Account, Repository
 from ghapp.cli.common import ConfigError, open_engine, suppress_days
 from ghapp.cli.maintain import print_retired
 from ghapp.db import reading
@@ -246,26 +246,53 @@ def cmd_tokens(args: argparse.Namespace, settings: Settings) -> int:
     return _guard(run)
 
 
+def _recall_accounts(args: argparse.Namespace, engine: Engine) -> tuple[list[int], str | None]:
+    """The accounts whose lessons `recall` lists, and the repository it narrows to (if any).
+
+    ``--account`` names one; ``--repo`` (or, with neither of them nor ``--all``, the git remote
+    here) picks the repository's account; ``--all`` alone lists every account's lessons.
+    """
+    if args.account:
+        with reading(engine) as conn:
+            account_id = conn.execute(
+                select(Account.id).where(Account.login == args.account)
+            ).scalar()
+        if account_id is None:
+            raise CliError(
+                f"no account {args.account} in the database: is the app installed there?"
+            )
+        return [int(account_id)], args.repo
+    if args.all and not args.repo:
+        with reading(engine) as conn:
+            return [
+                int(i) for i in conn.execute(select(Account.id).order_by(Account.login)).scalars()
+            ], None
+    repo = args.repo or _current_repo(Path.cwd())
+    return [_local_target(engine, repo).account_id], repo
+
+
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     def run() -> int:
-        repo = args.repo or _current_repo(Path.cwd())
         now = now_ms()
         with open_engine(settings) as engine:
-            target = _local_target(engine, repo)
+            accounts, repo = _recall_accounts(args, engine)
             if getattr(args, "retired", False):
-                print_retired(
-                    engine, target.account_id, None if args.all else repo, as_json=args.json
-                )
+                for account_id in accounts:
+                    print_retired(engine, account_id, None if args.all else repo, as_json=args.json)
                 return 0
             with reading(engine) as conn:
-                lessons = load_lessons(conn, target.account_id, now=now)
+                lessons = [x for a in accounts for x in load_lessons(conn, a, now=now)]
                 refused = suppressed_entries(
                     conn,
                     (x.repository_id for x in lessons),
                     now_ms=now,
                     suppress_days=suppress_days(settings),
                 )
-        shown = [x for x in lessons if args.all or x.repository == repo or x.scope == "account"]
+        shown = [
+            x
+            for x in lessons
+            if args.all or repo is None or x.repository == repo or x.scope == "account"
+        ]
         if args.json:
             lines = [_lesson_line(x, refused.get(x.id)) for x in shown]
             print(json.dumps(lines, indent=2, sort_keys=True))
@@ -342,8 +369,13 @@ def add_commands(subparsers: Any) -> None:
 
     recall = subparsers.add_parser("recall", help="list lessons with state, scope and expiry")
     recall.add_argument("--repo", help="owner/name (default: the git remote origin here)")
-    recall.add_argument("--all", action="store_true", help="every lesson of the account")
-    recall.add_argument("--json", action="store_true")
+    recall.add_argument("--account", help="every lesson of this account (its login)")
+    recall.add_argument(
+        "--all",
+        action="store_true",
+        help="every lesson of the repository's account (alone: of every account)",
+    )
+    recall.add_argument("--json", action="store_true", help="print the lessons as JSON")
     recall.add_argument(
         "--retired",
         action="store_true",

@@ -10,6 +10,7 @@ import pytest
 
 from review.config import (
     ConfigError,
+    ProofPolicy,
     ReviewSettings,
     SeatKind,
     load_config,
@@ -201,7 +202,17 @@ def test_missing_file_and_invalid_toml(tmp_path: Path) -> None:
 
 
 def test_review_modules_never_import_ghapp() -> None:
-    modules = ["config", "shards", "contract", "prompt", "seats", "proof", "memory", "demo_seat"]
+    modules = [
+        "config",
+        "shards",
+        "contract",
+        "prompt",
+        "seats",
+        "proof",
+        "sandbox",
+        "memory",
+        "demo_seat",
+    ]
     code = (
         "import sys\n"
         + "".join(f"import review.{name}\n" for name in modules)
@@ -239,3 +250,14 @@ def test_maintenance_section_names_a_configured_seat() -> None:
     with pytest.raises(ConfigError) as caught:
         loads_config(seat + '[maintenance]\nseat = "nobody"\nbatch = 3\n')
     assert "maintenance.seat" in str(caught.value) and "'batch'" in str(caught.value)
+
+
+def test_proofs_policy() -> None:
+    seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+    assert loads_config(seat).review.proofs is ProofPolicy.SANDBOXED
+    opted = loads_config(seat + '[review]\nproofs = "unsandboxed"\nmax_calls = 3\n')
+    assert (opted.review.proofs, opted.review.max_calls) == (ProofPolicy.UNSANDBOXED, 3)
+    for bad in ('"yes"', "true", "1", "[]", "{}"):
+        assert 'review.proofs must be "sandboxed" or "unsandboxed"' in errors_of(
+            seat + f"[review]\nproofs = {bad}\n"
+        )

@@ -1,7 +1,7 @@
 """a lesson's provenance and anchors, the anchors of a suggestion, and the lesson event log
 
 Revision ID: 0012_lesson_provenance
-Revises: 0016_resolved_threads
+Revises: 0010_proofs_as_evidence
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012_lesson_provenance"
-down_revision = "0016_resolved_threads"
+down_revision = "0010_proofs_as_evidence"
 branch_labels = None
 depends_on = None
 
