@@ -84,7 +84,7 @@ def test_maintain_on_the_command_line(
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda level: None)
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
     assert cli(["maintain", "--repo", REPO, "--dry-run"]) == 0
     out = capsys.readouterr()
     assert f"retire {learned.entry_id}" in out.out and "src/app.py was deleted" in out.out

@@ -100,7 +100,7 @@ def test_recall_retired_on_the_command_line(
 ) -> None:
     entry_id, _ = retire(world)
     monkeypatch.setenv("HINDSIGHT_DATABASE_URL", world.engine.url.render_as_string(False))
-    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda level: None)
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
     assert cli(["recall", "--repo", "octo/app", "--retired"]) == 0
     out = capsys.readouterr().out
     assert entry_id in out and "why: src/app.py was deleted" in out and COMMIT[:12] in out
