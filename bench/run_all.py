@@ -30,6 +30,7 @@ BENCHMARKS = {
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
     "writeback": (["bench/writeback.py"], ["bench/writeback.py"]),
     "review": (["bench/review.py"], ["bench/review.py"]),
+    "maintenance": (["bench/maintenance.py"], ["bench/maintenance.py", "--files", "250"]),
     "proofs": (["bench/proofs.py"], ["bench/proofs.py", "--proofs", "8"]),
 }
 

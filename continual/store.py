@@ -59,6 +59,7 @@ class NewSuggestion:
     set_sha256: str | None = None
     review_id: str | None = None
     proven: bool = False
+    anchors: str | None = None  # JSON, continual.maintenance.Anchors
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ class StoredSuggestion:
     review_id: str | None = None
     comment_id: int | None = None
     proven: bool = False
+    anchors: str | None = None  # JSON, continual.maintenance.Anchors
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:

@@ -14,6 +14,8 @@ from continual import store
 from continual.admission import admit
 from continual.associations import associate
 from continual.decide import FixPull, ThreadDecision, decide_fix_pr
+from continual.maintenance.anchors import Anchors, context_of
+from continual.maintenance.records import record_provenance
 from continual.markers import parse_fix_marker
 from continual.pull import PullDecisions, PullState, decide_pull
 from continual.replies import Verdict
@@ -72,11 +74,13 @@ def new_entry_for(suggestion: StoredSuggestion) -> store.NewEntry:
     links = associate(
         path=suggestion.path, title=suggestion.title, lesson=suggestion.lesson, body=suggestion.body
     )
+    # The lesson is anchored to what its context held at the head, never to its own words.
+    paths, names = context_of(Anchors.from_json(suggestion.anchors), suggestion.path)
     admission = admit(
         title=suggestion.title,
         text=suggestion.lesson,
-        context_paths=[suggestion.path, *links.files],
-        context_identifiers=links.identifiers,
+        context_paths=paths,
+        context_identifiers=names,
     )
     return store.NewEntry(
         account_id=suggestion.account_id,
@@ -101,7 +105,8 @@ def _apply_one(conn: Connection, decision: ThreadDecision, *, now: int) -> bool 
             conn, suggestion.repository_id, suggestion.entry_key, suggestion.id
         ):
             return None
-        store.create_entry(conn, new_entry_for(suggestion), now=now)
+        entry_id = store.create_entry(conn, new_entry_for(suggestion), now=now)
+        record_provenance(conn, entry_id, suggestion, now=now)
         current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
         assert current is not None
     receipt = store.NewReceipt(

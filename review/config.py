@@ -18,7 +18,7 @@ DEFAULT_BASE_URLS = {
     "anthropic": "https://api.anthropic.com",
 }
 
-_TOP_KEYS = frozenset({"seats", "lenses", "review", "writeback", "decisions"})
+_TOP_KEYS = frozenset({"seats", "lenses", "review", "writeback", "decisions", "maintenance"})
 _SEAT_KEYS = frozenset(
     {
         "name",
@@ -106,6 +106,13 @@ class DecisionSettings:
 
 
 @dataclass(frozen=True)
+class MaintenanceSettings:
+    """``[maintenance]``: the optional seat that decides what the maintenance rules cannot."""
+
+    seat: str | None = None
+
+
+@dataclass(frozen=True)
 class ReviewConfig:
     """Everything ``hindsight.toml`` says, validated."""
 
@@ -115,6 +122,7 @@ class ReviewConfig:
     source: str = "hindsight.toml"
     writeback: WritebackSettings = WritebackSettings()
     decisions: DecisionSettings = DecisionSettings()
+    maintenance: MaintenanceSettings = MaintenanceSettings()
 
     def seat(self, name: str) -> SeatConfig:
         """The seat called ``name``; ``KeyError`` if none is configured."""
@@ -175,15 +183,17 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
     problems = _Problems()
     for key in sorted(set(data) - _TOP_KEYS):
         problems.add(
-            f"unknown key {key!r} (expected [[seats]], [[lenses]], [review], [writeback] or "
-            "[decisions])"
+            f"unknown key {key!r} (expected [[seats]], [[lenses]], [review], [writeback], "
+            "[decisions] or [maintenance])"
         )
 
     seats = _parse_seats(data.get("seats"), problems)
     lenses = _parse_lenses(data.get("lenses"), problems)
     review = _parse_review(data.get("review"), problems)
     writeback = _parse_writeback(data.get("writeback"), problems)
-    decisions = _parse_decisions(data.get("decisions"), {seat.name for seat in seats}, problems)
+    names = {seat.name for seat in seats}
+    decisions = _parse_decisions(data.get("decisions"), names, problems)
+    maintenance = _parse_maintenance(data.get("maintenance"), names, problems)
     if problems.items:
         raise ConfigError(source, problems.items)
     return ReviewConfig(
@@ -193,6 +203,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
         source=source,
         writeback=writeback,
         decisions=decisions,
+        maintenance=maintenance,
     )
 
 
@@ -421,3 +432,11 @@ def _parse_decisions(value: Any, seats: set[str], problems: _Problems) -> Decisi
         problems.add(f"decisions.judge must name a configured seat, got {judge!r}")
         return DecisionSettings()
     return DecisionSettings(judge=judge)
+
+
+def _parse_maintenance(value: Any, seats: set[str], problems: _Problems) -> MaintenanceSettings:
+    seat = _table(value, "maintenance", frozenset({"seat"}), problems).get("seat")
+    if seat is not None and (not isinstance(seat, str) or seat not in seats):
+        problems.add(f"maintenance.seat must name a configured seat, got {seat!r}")
+        return MaintenanceSettings()
+    return MaintenanceSettings(seat=seat)

@@ -14,6 +14,7 @@ import httpx
 from sqlalchemy import Engine
 
 from continual.associations import find_identifiers
+from continual.maintenance.anchors import head_side
 from continual.memory import recall_items, write_session_file
 from continual.recall.snapshot import SnapshotCache
 from continual.suppression import Withheld, render_dismissed, suppressing
@@ -263,6 +264,7 @@ def _save(
         learned=learned,
         hits=run.hits,
         now=now,
+        context={item.path: head_side(item.patch) for item in job.files},
     )
     write_session_file(
         reviewer.store_dir,

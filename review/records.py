@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from continual import store
+from continual.maintenance.anchors import verify_anchors
 from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
 from continual.proofs import NewProof, ProofEvidence, ProofRow, record_proofs
 from continual.suppression import Withheld, record_withheld
@@ -113,14 +114,19 @@ def save_run(
     hits: Sequence[MemoryHit],
     now: int,
     withheld: Sequence[Withheld] = (),
+    context: Mapping[str, str] | None = None,
 ) -> None:
     """Store everything the run produced in one transaction and move the row to posting/empty;
-    ``withheld`` are the findings not posted because their mechanism was dismissed here."""
+    ``withheld`` are the findings not posted because their mechanism was dismissed here;
+    ``context`` is what the head holds of each changed file (the diff's head side), which a
+    lesson's anchors are checked against."""
     with engine.begin() as conn:
         _save_calls(conn, target.account_id, run, now)
         for suggestion_id, item in suggestions:
             store.record_suggestion(
-                conn, _suggestion(target, run, suggestion_id, item, lessons_sha256), now=now
+                conn,
+                _suggestion(target, run, suggestion_id, item, lessons_sha256, context or {}),
+                now=now,
             )
             _save_agreements(conn, target.account_id, run.review_id, suggestion_id, item, now)
         record_proofs(conn, _proofs(target, run.review_id, suggestions, now))
@@ -172,8 +178,12 @@ def _suggestion(
     suggestion_id: str,
     item: PostedFinding,
     lessons_sha256: str,
+    context: Mapping[str, str],
 ) -> store.NewSuggestion:
     finding = item.finding
+    anchors = verify_anchors(
+        path=finding.path, title=finding.title, lesson=finding.lesson or "", files=context
+    )
     return store.NewSuggestion(
         id=suggestion_id,
         account_id=target.account_id,
@@ -193,6 +203,7 @@ def _suggestion(
         set_sha256=lessons_sha256,
         review_id=run.review_id,
         proven=item.proven,
+        anchors=anchors.to_json(),
     )
 
 

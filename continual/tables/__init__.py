@@ -7,6 +7,7 @@ from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
 from continual.proofs import ProofRow
+from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
     Agreement,
@@ -27,6 +28,8 @@ __all__ = [
     "Entry",
     "Injection",
     "JudgeVerdictRow",
+    "LessonEvent",
+    "LessonProvenance",
     "MemoryHitRow",
     "MemoryItemRow",
     "Person",

@@ -77,6 +77,8 @@ class Suggestion(Base):
     # Who resolved the suggestion's thread on GitHub, and when it was seen: evidence, never a decision.
     resolved_by: Mapped[str | None] = mapped_column(String(100))
     resolved_ms: Mapped[int | None] = mapped_column(BigInteger)
+    # JSON: the paths and identifiers the lesson names that its context at the head holds.
+    anchors: Mapped[str | None] = mapped_column(Text)
 
 
 class Entry(Base):

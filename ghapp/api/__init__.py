@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from ghapp.api import account, auth, openapi, recall
+from ghapp.api import account, auth, openapi, recall, retired
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
@@ -17,6 +17,7 @@ def routes() -> list[BaseRoute]:
         Route("/v1/recall/active", recall.active, methods=["GET"]),
         Route("/v1/recall/{entry_id}", recall.edit, methods=["PATCH"]),
         Route("/v1/recall/{entry_id}", recall.remove, methods=["DELETE"]),
+        Route("/v1/recall/{entry_id}/restore", retired.restore_lesson, methods=["POST"]),
         Route("/v1/brief", recall.brief, methods=["GET"]),
         Route("/v1/context", recall.context, methods=["GET"]),
         Route("/v1/review-ledger", account.ledger, methods=["GET"]),

@@ -129,7 +129,33 @@ SCHEMAS: dict[str, Any] = {
             "until": TIME,
         }
     ),
-    "Lessons": _object({"lessons": _array(_ref("Lesson"))}),
+    "Lessons": _object(
+        {"lessons": _array(_ref("Lesson")), "retired": _array(_ref("LessonChange"))},
+        optional=("retired",),
+    ),
+    "LessonChange": _object(
+        {
+            "id": STRING,
+            "repository": STRING,
+            "key": STRING,
+            "lens": STRING,
+            "title": STRING,
+            "text": STRING,
+            "action": {"type": "string", "enum": ["retired", "adapted", "restored"]},
+            "reason": STRING,
+            "commit": _nullable("string"),
+            "revision": INTEGER,
+            "before_text": STRING,
+            "after_text": _nullable("string"),
+            "actor": STRING,
+            "at": TIME,
+            "retired": {"type": "boolean"},
+        }
+    ),
+    "Restore": _object({"expected_revision": INTEGER}),
+    "Restored": _object(
+        {"id": STRING, "revision": INTEGER, "state": {"type": "string", "enum": ["restored"]}}
+    ),
     "ActiveLesson": _object(
         {
             "id": STRING,
@@ -333,7 +359,20 @@ def _op(
 
 PATHS: dict[str, Any] = {
     "/v1/recall": {
-        "get": _op("every lesson of the account, with receipts", _json("Lessons", "the lessons"))
+        "get": _op(
+            "every lesson of the account, with receipts",
+            _json("Lessons", "the lessons"),
+            _param("include", "`retired`: also what maintenance retired or adapted, and why"),
+        )
+    },
+    "/v1/recall/{entry_id}/restore": {
+        "post": _op(
+            "bring a retired lesson back under its expected revision",
+            _json("Restored", "the lesson is live again"),
+            _path("entry_id"),
+            body="Restore",
+            codes={"409": _json("Error", "the lesson changed, or its mechanism has a live lesson")},
+        )
     },
     "/v1/recall/active": {
         "get": _op(

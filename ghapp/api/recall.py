@@ -30,6 +30,7 @@ from ghapp.api.auth import (
     session_param,
     target_param,
 )
+from ghapp.api.retired import include_retired, retired_json
 from ghapp.api.shapes import active_json, handed_json, lesson_json
 from ghapp.db import reading
 from ghapp.deps import Deps
@@ -69,7 +70,12 @@ def _shown(request: Request, caller: Caller) -> list[dict[str, Any]]:
 
 @authenticated
 async def list_lessons(request: Request, caller: Caller) -> Response:
-    return JSONResponse({"lessons": await run(_shown, request, caller)})
+    """Every lesson; with ``include=retired`` also what maintenance retired or adapted."""
+    with_retired = include_retired(request)
+    answer: dict[str, Any] = {"lessons": await run(_shown, request, caller)}
+    if with_retired:
+        answer["retired"] = await retired_json(request, caller)
+    return JSONResponse(answer)
 
 
 @authenticated

@@ -16,6 +16,7 @@ import httpx
 from sqlalchemy import Engine
 
 from ghapp.cli.common import open_engine
+from ghapp.cli.maintain import add_commands as add_maintain_commands
 from ghapp.cli.operate import add_commands as add_operate_commands
 from ghapp.cli.people import add_commands as add_people_commands
 from ghapp.cli.review import add_commands as add_review_commands
@@ -305,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_review_commands(sub)
     add_people_commands(sub)
+    add_maintain_commands(sub)
     add_setup_commands(sub)
 
     purge = sub.add_parser("purge", help="delete everything stored for an account")

@@ -24,6 +24,7 @@ from continual.suppression import Suppression, suppressed_entries
 from continual.surfaces import Handed, Target, hand_brief, hand_context, target_named
 from continual.tables import Account, Repository
 from ghapp.cli.common import ConfigError, open_engine, suppress_days
+from ghapp.cli.maintain import print_retired
 from ghapp.db import reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
@@ -275,6 +276,10 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
         now = now_ms()
         with open_engine(settings) as engine:
             accounts, repo = _recall_accounts(args, engine)
+            if getattr(args, "retired", False):
+                for account_id in accounts:
+                    print_retired(engine, account_id, None if args.all else repo, as_json=args.json)
+                return 0
             with reading(engine) as conn:
                 lessons = [x for a in accounts for x in load_lessons(conn, a, now=now)]
                 refused = suppressed_entries(
@@ -371,6 +376,11 @@ def add_commands(subparsers: Any) -> None:
         help="every lesson of the repository's account (alone: of every account)",
     )
     recall.add_argument("--json", action="store_true", help="print the lessons as JSON")
+    recall.add_argument(
+        "--retired",
+        action="store_true",
+        help="what was retired or adapted: when, why, which commit",
+    )
     recall.set_defaults(run=cmd_recall)
 
     brief = subparsers.add_parser("brief", help="print the brief for an agent's session start")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
 
 import httpx
 
@@ -20,6 +22,7 @@ from ghapp.github.values import (
     Comparison,
     DiffEntry,
     DraftComment,
+    GitTree,
     IssueComment,
     PullRequest,
     Reaction,
@@ -176,6 +179,32 @@ class InstallationClient:
         owner, name = split_repo(repo)
         url = f"/repos/{owner}/{name}/compare/{base}...{head}"
         return Comparison.from_json(await self._json("GET", url, f"{repo} {base}...{head}"))
+
+    async def get_tree(self, repo: str, ref: str) -> GitTree:
+        """The whole tree of a commit, in one request (``recursive=1``)."""
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/git/trees/{ref}"
+        response = await self._send("GET", url, what=f"{repo} tree {ref}", params={"recursive": 1})
+        return GitTree.from_json(response.json())
+
+    async def get_text(self, repo: str, path: str, ref: str) -> str | None:
+        """A file's text at ``ref``; None when it cannot be read as text (absent, a folder, over
+        GitHub's size limit, or not UTF-8)."""
+        owner, name = split_repo(repo)
+        url = f"/repos/{owner}/{name}/contents/{quote(path)}"
+        try:
+            response = await self._send("GET", url, what=f"{repo} {path}", params={"ref": ref})
+        except Gone:
+            return None
+        data = response.json()
+        if not isinstance(data, Mapping) or data.get("type") != "file":
+            return None
+        if data.get("encoding") != "base64" or not isinstance(data.get("content"), str):
+            return None
+        try:
+            return base64.b64decode(data["content"]).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
 
     async def add_reaction(
         self,

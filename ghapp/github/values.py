@@ -397,3 +397,22 @@ def split_repo(repo: str) -> tuple[str, str]:
     if not owner or not name or "/" in name:
         raise ValueError(f"a repository is named owner/name, got {repo!r}")
     return owner, name
+
+
+@dataclass(frozen=True, slots=True)
+class GitTree:
+    """``GET …/git/trees/{sha}?recursive=1``: every blob's path and sha; ``truncated`` when GitHub
+    left entries out (over its limit), so the listing proves nothing about absent paths."""
+
+    sha: str
+    blobs: Mapping[str, str]
+    truncated: bool
+
+    @classmethod
+    def from_json(cls, data: Json) -> GitTree:
+        blobs = {
+            _str(item.get("path")): _str(item.get("sha"))
+            for item in data.get("tree") or ()
+            if isinstance(item, Mapping) and item.get("type") == "blob"
+        }
+        return cls(sha=_str(data.get("sha")), blobs=blobs, truncated=bool(data.get("truncated")))

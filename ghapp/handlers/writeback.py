@@ -11,6 +11,7 @@ from typing import Any
 
 from continual import store
 from continual.decide import Author, FixPull
+from continual.maintenance import note_merge
 from continual.pull import PullState
 from continual.replies import Verdict
 from continual.stored import StoredSuggestion
@@ -182,6 +183,14 @@ async def write_back_fix(
     )
 
 
+def _note_merge(deps: Deps, repo: str, number: int, merge_sha: str) -> None:
+    """The merge commit is where the pull request's lessons now stand on the default branch."""
+    with deps.engine.begin() as conn:
+        repository_id = store.repository_id(conn, repo)
+        if repository_id is not None:
+            note_merge(conn, repository_id, number, merge_sha, now=deps.clock())
+
+
 def _pull_of(payload: Payload) -> Mapping[str, Any]:
     """The pull request an event is about: `pull_request`, or the `issue` of a conversation comment."""
     pull = payload.get("pull_request") or payload.get("issue") or {}
@@ -222,6 +231,9 @@ async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
             pull.get("user"), pull.get("author_association"), pull.get("performed_via_github_app")
         ),
     )
+    merge_sha = pull.get("merge_commit_sha")
+    if payload.get("action") == "closed" and pull.get("merged") and isinstance(merge_sha, str):
+        await asyncio.to_thread(_note_merge, deps, repo, number, merge_sha)
     if result is None:
         log.info("write-back: no suggestions on this PR", extra=fields)
         return

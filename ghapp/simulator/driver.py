@@ -15,6 +15,7 @@ from ghapp.simulator.endpoint import Context
 from ghapp.simulator.hooks import Attempt
 from ghapp.simulator.model import Author, FileChange, Installation
 from ghapp.simulator.patches import addition_patch
+from ghapp.simulator.pushes import PushDriver
 from ghapp.simulator.recording import Fault, Faults, LoggedRequest, RequestLog
 from ghapp.simulator.routes import build_app
 from ghapp.simulator.state import Files, World, check_association
@@ -26,7 +27,7 @@ DEFAULT_FILES: Mapping[str, str] = {"src/app.py": addition_patch(["print('hello'
 Json = dict[str, Any]
 
 
-class GitHubSimulator:
+class GitHubSimulator(PushDriver):
     """A stateful stand-in for GitHub's REST API and webhooks, for tests and ``hindsight demo``.
 
     ``with GitHubSimulator(app_id=…, public_key_pem=…) as sim:`` serves on ``sim.base_url``.

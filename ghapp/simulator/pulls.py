@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ghapp.simulator.model import ApiError, Commit, FileChange, PullRequest, Repository
 from ghapp.simulator.state import Files, World, as_files, check_association, node_id
+from ghapp.simulator.trees import changed_files
 
 
 @dataclass(frozen=True)
@@ -154,35 +155,44 @@ def resolve(world: World, repo: Repository, ref: str) -> str:
         raise ApiError(404, "Not Found")
 
 
-def history(world: World, sha: str) -> list[str]:
-    """``sha`` and its first-parent ancestors, newest first."""
-    chain: list[str] = []
-    current: str | None = sha
-    while current is not None and current in world.commits:
-        chain.append(current)
-        parents = world.commits[current].parents
-        current = parents[0] if parents else None
-    return chain
+def ancestry(world: World, sha: str) -> list[str]:
+    """``sha`` and every commit reachable from it through any parent, nearest first."""
+    order: list[str] = []
+    seen: set[str] = set()
+    queue = [sha]
+    while queue:
+        current = queue.pop(0)
+        if current in seen or current not in world.commits:
+            continue
+        seen.add(current)
+        order.append(current)
+        queue.extend(world.commits[current].parents)
+    return order
 
 
 def compare(world: World, full_name: str, base: str, head: str) -> Comparison:
-    """What ``head`` has that ``base`` lacks, along first parents, as ``GET …/compare`` answers."""
+    """What ``head`` has that ``base`` lacks, as ``GET …/compare`` answers: the commits reachable
+    from head and not from base, and the files changed from their merge base to head."""
     with world.lock:
         repo = world.repo(full_name)
         base_sha = resolve(world, repo, base)
         head_sha = resolve(world, repo, head)
-        base_chain = history(world, base_sha)
-        head_chain = history(world, head_sha)
-        common = next((sha for sha in head_chain if sha in set(base_chain)), None)
+        base_order = ancestry(world, base_sha)
+        head_order = ancestry(world, head_sha)
+        base_set, head_set = set(base_order), set(head_order)
+        common = next((sha for sha in head_order if sha in base_set), None)
         if common is None:
             raise ApiError(404, "Not Found")
-        ahead = head_chain[: head_chain.index(common)]
-        behind_by = base_chain.index(common)
+        ahead = [sha for sha in head_order if sha not in base_set]
+        behind_by = sum(1 for sha in base_order if sha not in head_set)
         commits = [world.commits[sha] for sha in reversed(ahead)]
-        files: dict[str, FileChange] = {}
-        for commit in commits:
-            for change in commit.files:
-                files[change.filename] = change
+        files = changed_files(world, common, head_sha)
+        if files is None:
+            by_name: dict[str, FileChange] = {}
+            for commit in commits:
+                for change in commit.files:
+                    by_name[change.filename] = change
+            files = list(by_name.values())
         if head_sha == base_sha:
             status = "identical"
         elif not ahead:
@@ -191,6 +201,4 @@ def compare(world: World, full_name: str, base: str, head: str) -> Comparison:
             status = "ahead"
         else:
             status = "diverged"
-        return Comparison(
-            base_sha, head_sha, common, status, len(ahead), behind_by, commits, list(files.values())
-        )
+        return Comparison(base_sha, head_sha, common, status, len(ahead), behind_by, commits, files)

@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghapp.simulator import conversation, graphql, issues, manifests, pulls
+from ghapp.simulator import conversation, git, graphql, issues, manifests, pulls
 from ghapp.simulator.endpoint import (
     Call,
     Context,
@@ -334,6 +334,8 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/issues/comments/{{comment_id:int}}", ["GET", "PATCH", "DELETE"], issue_comment),
     (f"{REPO}/issues/comments/{{comment_id:int}}/reactions", ["GET", "POST"], comment_reactions),
     (f"{REPO}/compare/{{basehead:path}}", ["GET"], compare),
+    (f"{REPO}/git/trees/{{sha}}", ["GET"], git.git_tree),
+    (f"{REPO}/contents/{{path:path}}", ["GET"], git.contents),
     ("/graphql", ["POST"], graphql.review_threads),
     ("/app-manifests/{code}/conversions", ["POST"], manifests.conversion),
     ("/{path:path}", ALL_METHODS, not_found),

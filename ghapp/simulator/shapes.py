@@ -21,6 +21,7 @@ from ghapp.simulator.model import (
 )
 from ghapp.simulator.pulls import Comparison
 from ghapp.simulator.state import World
+from ghapp.simulator.trees import COMPARE_FILE_LIMIT
 
 HTML_URL = "https://github.com"
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -392,5 +393,8 @@ class Shapes:
             "behind_by": cmp.behind_by,
             "total_commits": len(cmp.commits),
             "commits": [self.commit(repo, c) for c in cmp.commits],
-            "files": [self.pull_file(repo, cmp.head_sha, change) for change in cmp.files],
+            "files": [
+                self.pull_file(repo, cmp.head_sha, change)
+                for change in cmp.files[:COMPARE_FILE_LIMIT]
+            ],
         }

@@ -38,6 +38,7 @@ DEFAULT_EVENTS = [
     "pull_request_review",
     "pull_request_review_comment",
     "issue_comment",
+    "push",
 ]
 NODE_PREFIXES = {
     "User": "04:User",
@@ -97,6 +98,8 @@ class World:
         self.installations: dict[int, Installation] = {}
         self.repositories: dict[str, Repository] = {}
         self.commits: dict[str, Commit] = {}
+        # Commit sha -> its files (path -> text), for the commits made with files (git.py).
+        self.trees: dict[str, dict[str, str]] = {}
         self.pulls: dict[tuple[str, int], PullRequest] = {}
         self.numbers: dict[str, int] = {}
         self.review_comments: dict[int, ReviewComment] = {}

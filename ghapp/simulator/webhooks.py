@@ -155,6 +155,44 @@ class Payloads:
                 payload["after"] = pull.head_sha
             return {**payload, **self._envelope(repo, sender or pull.user)}
 
+    def push(
+        self, repo: str, *, ref: str, before: str, after: str, forced: bool = False
+    ) -> Payload:
+        """``push`` of one commit to ``ref``, as GitHub delivers it."""
+        with self.world.lock:
+            commit = self.world.commits[after]
+            changes = commit.files
+            shaped = {
+                "id": after,
+                "tree_id": after,
+                "distinct": True,
+                "message": commit.message,
+                "timestamp": commit.at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "author": {"name": commit.author_name, "email": "author@example.com"},
+                "added": [c.filename for c in changes if c.status in ("added", "renamed")],
+                "removed": [
+                    c.previous_filename or c.filename
+                    for c in changes
+                    if c.status in ("removed", "renamed")
+                ],
+                "modified": [c.filename for c in changes if c.status == "modified"],
+            }
+            envelope = self._envelope(repo, None)
+            return {
+                "ref": ref,
+                "before": before,
+                "after": after,
+                "created": False,
+                "deleted": False,
+                "forced": forced,
+                "base_ref": None,
+                "compare": f"https://github.com/{repo}/compare/{before[:12]}...{after[:12]}",
+                "commits": [shaped],
+                "head_commit": shaped,
+                "pusher": {"name": envelope["sender"]["login"], "email": None},
+                **envelope,
+            }
+
     def review_comment(
         self,
         action: str,

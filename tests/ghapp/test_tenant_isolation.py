@@ -36,6 +36,7 @@ CALLS = [
     Call("PUT", "/v1/persons/preference", {}, {"lesson_cap": 2}, "own"),
     Call("PATCH", "/v1/recall/{entry_id}", {}, {"demote": True, "expected_revision": 2}, "404"),
     Call("DELETE", "/v1/recall/{entry_id}", {}, None, "404"),
+    Call("POST", "/v1/recall/{entry_id}/restore", {}, {"expected_revision": 2}, "404"),
     Call("DELETE", "/v1/sessions/{session_id}", {}, None, "404"),
 ]
 

@@ -243,6 +243,15 @@ def test_writeback_and_decisions_sections() -> None:
         assert problem in text
 
 
+def test_maintenance_section_names_a_configured_seat() -> None:
+    seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+    assert loads_config(seat).maintenance.seat is None
+    assert loads_config(seat + '[maintenance]\nseat = "a"\n').maintenance.seat == "a"
+    with pytest.raises(ConfigError) as caught:
+        loads_config(seat + '[maintenance]\nseat = "nobody"\nbatch = 3\n')
+    assert "maintenance.seat" in str(caught.value) and "'batch'" in str(caught.value)
+
+
 def test_proofs_policy() -> None:
     seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
     assert loads_config(seat).review.proofs is ProofPolicy.SANDBOXED

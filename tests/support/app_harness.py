@@ -14,6 +14,7 @@ from sqlalchemy import Engine, func, select
 
 from continual import store
 from continual.entry_keys import entry_key
+from continual.maintenance.anchors import head_side, verify_anchors
 from continual.markers import with_suggestion_marker
 from continual.tables import Repository
 from ghapp.app import build_deps, create_app
@@ -95,6 +96,9 @@ class Harness:
         )
         self.settle()
         pull = self.sim.pull(repo, number)
+        # The review checks a lesson's anchors against the diff's head side; so does this.
+        context = {f.filename: head_side(f.patch or "") for f in self.sim.pull_files(repo, number)}
+        anchors = verify_anchors(path=path, title=title, lesson=lesson, files=context)
         with self.engine.begin() as conn:
             store.record_suggestion(
                 conn,
@@ -115,6 +119,7 @@ class Harness:
                     lesson=lesson,
                     replacement=replacement,
                     set_sha256="e" * 64,
+                    anchors=anchors.to_json(),
                 ),
                 now=0,
             )

@@ -1,0 +1,51 @@
+"""Maintenance: lessons kept true against the code (keep, adapt, retire, defer), and provenance."""
+
+from __future__ import annotations
+
+from continual.maintenance.anchors import Anchors, context_of, verify_anchors
+from continual.maintenance.publish import KeyTaken, NotRetired, Published, publish, restore
+from continual.maintenance.records import (
+    LessonChange,
+    changes,
+    live_lessons,
+    note_merge,
+    record_provenance,
+)
+from continual.maintenance.rules import (
+    Action,
+    ChangeStatus,
+    Evidence,
+    Lesson,
+    PathChange,
+    Verdict,
+    admitted,
+    contents_needed,
+    decide,
+    touched,
+)
+
+__all__ = [
+    "Action",
+    "Anchors",
+    "ChangeStatus",
+    "Evidence",
+    "KeyTaken",
+    "Lesson",
+    "LessonChange",
+    "NotRetired",
+    "PathChange",
+    "Published",
+    "Verdict",
+    "admitted",
+    "changes",
+    "contents_needed",
+    "context_of",
+    "decide",
+    "live_lessons",
+    "note_merge",
+    "publish",
+    "record_provenance",
+    "restore",
+    "touched",
+    "verify_anchors",
+]

@@ -1,0 +1,59 @@
+"""The git trees and contents endpoints, served from the trees of ``trees.py``."""
+
+from __future__ import annotations
+
+import base64
+
+from starlette.responses import Response
+
+from ghapp.simulator import trees as limits
+from ghapp.simulator.endpoint import Call, Context, json_response
+from ghapp.simulator.model import ApiError
+from ghapp.simulator.pulls import resolve
+from ghapp.simulator.trees import blob_sha, tree_of
+
+
+def git_tree(ctx: Context, call: Call) -> Response:
+    name = ctx.require_repo(call)
+    with ctx.world.lock:
+        repo = ctx.world.repo(name)
+        sha = resolve(ctx.world, repo, str(call.params["sha"]))
+        tree = tree_of(ctx.world, sha)
+        recursive = call.query.get("recursive") not in (None, "", "0", "false")
+        paths = sorted(tree) if recursive else sorted(p for p in tree if "/" not in p)
+        entries = [
+            {
+                "path": path,
+                "mode": "100644",
+                "type": "blob",
+                "sha": blob_sha(tree[path]),
+                "size": len(tree[path].encode()),
+            }
+            for path in paths[: limits.TREE_LIMIT]
+        ]
+        content = {"sha": sha, "tree": entries, "truncated": len(paths) > limits.TREE_LIMIT}
+        return json_response(content)
+
+
+def contents(ctx: Context, call: Call) -> Response:
+    name = ctx.require_repo(call)
+    path = str(call.params["path"]).strip("/")
+    with ctx.world.lock:
+        repo = ctx.world.repo(name)
+        sha = resolve(ctx.world, repo, call.query.get("ref") or repo.default_branch)
+        tree = tree_of(ctx.world, sha)
+        if path not in tree:
+            raise ApiError(404, "Not Found")
+        text = tree[path]
+        data = text.encode()
+        large = len(data) > limits.CONTENTS_LIMIT
+        content = {
+            "type": "file",
+            "name": path.rsplit("/", 1)[-1],
+            "path": path,
+            "sha": blob_sha(text),
+            "size": len(data),
+            "encoding": "none" if large else "base64",
+            "content": "" if large else base64.b64encode(data).decode(),
+        }
+        return json_response(content)
