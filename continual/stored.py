@@ -40,6 +40,7 @@ class StoredSuggestion:
     review_id: str | None = None
     comment_id: int | None = None
     proven: bool = False
+    comment_of: str | None = None
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:
@@ -70,6 +71,7 @@ class StoredEntry:
     tombstone_sources: str | None  # JSON list of suggestion ids
     suppression_lifted_ms: int | None = None
     suppression_lifted_by: str | None = None
+    replaced_by: str | None = None
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:

@@ -94,12 +94,10 @@ def _apply_one(conn: Connection, decision: ThreadDecision, *, now: int) -> bool 
     suggestion = store.suggestion(conn, decision.suggestion_id)
     if suggestion is None:
         return False
+    if store.is_tombstoned_source(conn, suggestion.id):
+        return None  # its entry was deleted: it never comes back, whatever the key holds now
     current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
     if current is None:
-        if store.is_tombstoned_source(
-            conn, suggestion.repository_id, suggestion.entry_key, suggestion.id
-        ):
-            return None
         store.create_entry(conn, new_entry_for(suggestion), now=now)
         current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
         assert current is not None

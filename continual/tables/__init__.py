@@ -5,6 +5,7 @@ from __future__ import annotations
 from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
+from continual.summary.rows import MemorySummaryRow
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
     Agreement,
@@ -14,7 +15,14 @@ from continual.tables.reviews import (
     ReviewState,
     SuppressedFinding,
 )
-from continual.tables.store import Account, Entry, Receipt, Repository, Suggestion
+from continual.tables.store import (
+    Account,
+    Entry,
+    Receipt,
+    Repository,
+    Suggestion,
+    TombstonedSource,
+)
 
 __all__ = [
     "Account",
@@ -27,6 +35,7 @@ __all__ = [
     "JudgeVerdictRow",
     "MemoryHitRow",
     "MemoryItemRow",
+    "MemorySummaryRow",
     "Person",
     "Receipt",
     "Repository",
@@ -35,4 +44,5 @@ __all__ = [
     "Suggestion",
     "SuppressedFinding",
     "Token",
+    "TombstonedSource",
 ]
