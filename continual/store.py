@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
@@ -59,6 +59,7 @@ class NewSuggestion:
     set_sha256: str | None = None
     review_id: str | None = None
     proven: bool = False
+    comment_of: str | None = None  # the suggestion whose comment carries this finding too
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +94,11 @@ def record_suggestion(conn: Connection, suggestion: NewSuggestion, *, now: int) 
 
 
 def set_comment_id(conn: Connection, suggestion_id: str, comment_id: int) -> None:
+    """Tie a suggestion, and those whose finding its comment carries, to that GitHub comment."""
     conn.execute(
-        update(Suggestion).where(Suggestion.id == suggestion_id).values(comment_id=comment_id)
+        update(Suggestion)
+        .where(or_(Suggestion.id == suggestion_id, Suggestion.comment_of == suggestion_id))
+        .values(comment_id=comment_id)
     )
 
 
@@ -118,6 +122,15 @@ def suggestions_of_pull(
 def suggestion(conn: Connection, suggestion_id: str) -> StoredSuggestion | None:
     row = conn.execute(select(Suggestion).where(Suggestion.id == suggestion_id)).one_or_none()
     return None if row is None else StoredSuggestion.of(row)
+
+
+def carried_by_comment(conn: Connection, suggestion_id: str) -> list[str]:
+    """The suggestion and those whose finding its comment carries too (raised under other
+    lenses at the same line): a decision on that comment is a decision on each of them."""
+    shared = conn.execute(
+        select(Suggestion.id).where(Suggestion.comment_of == suggestion_id).order_by(Suggestion.id)
+    ).scalars()
+    return [suggestion_id, *shared]
 
 
 def suggestion_repository(conn: Connection, suggestion_id: str) -> str | None:

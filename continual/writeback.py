@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select
@@ -90,7 +90,18 @@ def new_entry_for(suggestion: StoredSuggestion) -> store.NewEntry:
 
 
 def _apply_one(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
-    """One decision in the caller's transaction: True changed, False no change, None refused."""
+    """One decision in the caller's transaction, for its suggestion and every suggestion its
+    comment carries: True changed, False no change, None refused (a deleted entry's source)."""
+    outcomes = [
+        _apply_to(conn, replace(decision, suggestion_id=sid), now=now)
+        for sid in store.carried_by_comment(conn, decision.suggestion_id)
+    ]
+    if any(outcome is True for outcome in outcomes):
+        return True
+    return None if all(outcome is None for outcome in outcomes) else False
+
+
+def _apply_to(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
     suggestion = store.suggestion(conn, decision.suggestion_id)
     if suggestion is None:
         return False
@@ -174,14 +185,19 @@ def apply_decisions(
 def _retract(
     conn: Connection, suggestion_id: str, sources: Source | Collection[Source], *, now: int
 ) -> str | None:
-    """Supersede the suggestion's current receipts from `sources` and refresh the entry they
-    belonged to (its state and expiry follow); answers that entry's id, None when none changed."""
-    entry_id = store.retract(conn, suggestion_id, sources)
-    if entry_id is not None:
+    """Supersede the current receipts from `sources` of the suggestion (and of those its comment
+    carries) and refresh the entries they belonged to (state and expiry follow); answers the
+    first such entry's id, None when none changed."""
+    changed: str | None = None
+    for sid in store.carried_by_comment(conn, suggestion_id):
+        entry_id = store.retract(conn, sid, sources)
+        if entry_id is None:
+            continue
         current = store.entry(conn, entry_id)
         assert current is not None
         store.refresh(conn, entry_id, current.revision, now=now)
-    return entry_id
+        changed = changed or entry_id
+    return changed
 
 
 def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt]:

@@ -138,12 +138,33 @@ def review_step(demo: Demo, number: int) -> list[dict[str, Any]]:
         for c in demo.sim.review_comments(REPO, number)
         if c["user"]["login"] == demo.sim.bot_login and "hindsight:suggestion" in c["body"]
     ]
-    stored = demo.scalar(
-        select(func.count()).select_from(Suggestion).where(Suggestion.pr == number)
+    carrying = demo.scalar(
+        select(func.count())
+        .select_from(Suggestion)
+        .where(Suggestion.pr == number, Suggestion.comment_of.is_(None))
     )
     check(comments != [], f"the review of PR #{number} posted no suggestion")
-    check(stored == len(comments), f"{stored} suggestions stored for {len(comments)} comments")
+    check(carrying == len(comments), f"{carrying} suggestions stored for {len(comments)} comments")
     return comments
+
+
+def shared_step(demo: Demo, number: int, comments: list[dict[str, Any]]) -> str:
+    """The finding raised under two lenses: one comment, one stored suggestion per lens."""
+    comment = find(comments, "context manager")
+    with reading(demo.engine) as conn:
+        lenses = sorted(
+            conn.execute(
+                select(Suggestion.lens).where(
+                    Suggestion.pr == number, Suggestion.comment_id == comment["id"]
+                )
+            ).scalars()
+        )
+    check(
+        lenses == ["correctness", "performance"],
+        f"the context-manager comment carries the lenses {lenses}, expected correctness and "
+        "performance",
+    )
+    return f"{first_line(comment)!r} is one comment for {len(lenses)} lenses ({', '.join(lenses)})"
 
 
 def first_line(comment: dict[str, Any]) -> str:
@@ -166,9 +187,13 @@ def run_steps(demo: Demo) -> None:
         REPO, title="Charge requests", files={PATH: FIRST_PATCH}, author="sam"
     )
     comments = review_step(demo, first["number"])
-    echo(f"      one review posted with {len(comments)} suggestions:")
+    stored = demo.scalar(
+        select(func.count()).select_from(Suggestion).where(Suggestion.pr == first["number"])
+    )
+    echo(f"      one review posted with {len(comments)} comments for {stored} suggestions:")
     for comment in comments:
         echo(f"        - line {comment['line']}: {first_line(comment)}")
+    echo(f"      {shared_step(demo, first['number'], comments)}")
 
     step(echo, 4, "Maintainers and others reply in the threads…")
     replies = [

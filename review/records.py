@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
@@ -24,7 +24,7 @@ from continual.tables import (
     SuppressedFinding,
 )
 from continual.values import Decision, Source
-from review.compose import Draft
+from review.compose import Draft, comment_owners
 from review.orchestrate import PostedFinding, ReviewRun
 
 PROOF_ACTOR = "hindsight-proof"
@@ -122,9 +122,11 @@ def save_run(
     ``withheld`` are the findings not posted because their mechanism was dismissed here."""
     with engine.begin() as conn:
         _save_calls(conn, target.account_id, run, now)
+        owners = comment_owners(suggestions)
         for suggestion_id, item in suggestions:
+            new = _suggestion(target, run, suggestion_id, item, lessons_sha256)
             store.record_suggestion(
-                conn, _suggestion(target, run, suggestion_id, item, lessons_sha256), now=now
+                conn, replace(new, comment_of=owners.get(suggestion_id)), now=now
             )
             _save_agreements(conn, target.account_id, run.review_id, suggestion_id, item, now)
         record_withheld(

@@ -76,7 +76,7 @@ class Suggestion(Base):
     created_ms: Mapped[int] = mapped_column(BigInteger)
     # The suggestion whose comment carries this finding too: the same finding raised under
     # another lens at the same line is posted once, and a reply to that comment decides both.
-    comment_of: Mapped[str | None] = mapped_column(String(64))
+    comment_of: Mapped[str | None] = mapped_column(String(64), index=True)
 
 
 class Entry(Base):

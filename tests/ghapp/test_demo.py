@@ -36,7 +36,9 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
     out = result.stdout
     for expected in (
         "[1/9]",
-        "one review posted with",
+        "one review posted with 4 comments for 5 suggestions",
+        "'File opened without a context manager' is one comment for 2 lenses "
+        "(correctness, performance)",
         "receipt: accepted by olivia",
         "receipt: dismissed by olivia (rule grammar.dismiss, reason false-positive)",
         "[active] Catch the specific exception",

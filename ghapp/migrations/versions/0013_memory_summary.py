@@ -22,6 +22,7 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("replaced_by", sa.String(length=64), nullable=True))
     with op.batch_alter_table("suggestions", schema=None) as batch_op:
         batch_op.add_column(sa.Column("comment_of", sa.String(length=64), nullable=True))
+        batch_op.create_index(batch_op.f("ix_suggestions_comment_of"), ["comment_of"], unique=False)
 
     op.create_table(
         "tombstoned_sources",
@@ -118,6 +119,7 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_tombstoned_sources_account_id"))
     op.drop_table("tombstoned_sources")
     with op.batch_alter_table("suggestions", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_suggestions_comment_of"))
         batch_op.drop_column("comment_of")
     with op.batch_alter_table("entries", schema=None) as batch_op:
         batch_op.drop_column("replaced_by")
