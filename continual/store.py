@@ -152,6 +152,27 @@ def live_entry(conn: Connection, repository_id: int, key: str) -> StoredEntry | 
     return None if row is None else StoredEntry.of(row)
 
 
+def entry_for_key(conn: Connection, repository_id: int, key: str) -> StoredEntry | None:
+    """The live entry that takes decisions on `key`: its own, or the entry it was consolidated
+    into (its replaced entry names that one in ``replaced_by``); None when neither is live."""
+    current = live_entry(conn, repository_id, key)
+    if current is not None:
+        return current
+    target = conn.execute(
+        select(Entry.replaced_by)
+        .where(
+            Entry.repository_id == repository_id,
+            Entry.key == key,
+            Entry.replaced_by.is_not(None),
+        )
+        .order_by(Entry.deleted_ms.desc(), Entry.id)
+    ).scalar()
+    if target is None:
+        return None
+    found = entry(conn, str(target))
+    return found if found is not None and found.deleted_ms is None else None
+
+
 def entry(conn: Connection, entry_id: str) -> StoredEntry | None:
     row = conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
     return None if row is None else StoredEntry.of(row)

@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from continual import store
 from continual.admission import admit
 from continual.associations import associate
+from continual.consolidation import consolidate_after
 from continual.decide import FixPull, ThreadDecision, decide_fix_pr
 from continual.markers import parse_fix_marker
 from continual.pull import PullDecisions, PullState, decide_pull
@@ -107,7 +108,7 @@ def _apply_to(conn: Connection, decision: ThreadDecision, *, now: int) -> bool |
         return False
     if store.is_tombstoned_source(conn, suggestion.id):
         return None  # its entry was deleted: it never comes back, whatever the key holds now
-    current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
+    current = store.entry_for_key(conn, suggestion.repository_id, suggestion.entry_key)
     if current is None:
         store.create_entry(conn, new_entry_for(suggestion), now=now)
         current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
@@ -179,6 +180,8 @@ def apply_decisions(
         outcome, attempts = _retry(engine, undo, suggestion_id)
         conflicts += attempts
         retracted += bool(outcome)
+    if changed:
+        consolidate_after(engine, decided, now=now)
     return WritebackResult(count, changed, retracted, tombstoned, conflicts)
 
 
@@ -255,6 +258,8 @@ def write_back_pull(
         conflicts += attempts
         if outcome:
             cleared.append(suggestion_id)
+    if changed:
+        consolidate_after(engine, [d.suggestion_id for d in changed], now=now)
     result = WritebackResult(
         len(decided.decisions), len(changed), len(cleared), tombstoned, conflicts
     )

@@ -41,6 +41,7 @@ class Mechanism:
     demoted: bool = False
     lifted_ms: int | None = None
     revision: int = 1
+    aliases: tuple[str, ...] = ()  # keys of entries consolidated into this one
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +63,11 @@ class Suppression:
     until_ms: int | None
     repository_wide: bool
     revision: int = 1
+    aliases: tuple[str, ...] = ()  # keys of entries consolidated into this one
 
     def covers(self, key: str, path: str) -> bool:
-        return self.key == key and (self.repository_wide or self.path == path)
+        same = self.key == key or key in self.aliases
+        return same and (self.repository_wide or self.path == path)
 
 
 def is_repository_wide(reason: str | None) -> bool:
@@ -112,6 +115,7 @@ def suppressions_of(
                 until_ms=None,
                 repository_wide=True,
                 revision=mechanism.revision,
+                aliases=mechanism.aliases,
             ),
         )
     if not standing:
@@ -140,6 +144,7 @@ def suppressions_of(
             until_ms=until,
             repository_wide=bool(wide),
             revision=mechanism.revision,
+            aliases=mechanism.aliases,
         )
         for verdict in chosen
     )

@@ -122,7 +122,7 @@ class Entry(Base):
     tombstone_sources: Mapped[str | None] = mapped_column(Text)  # JSON list of suggestion ids
     # Consolidated into another entry of the repository: retired (deleted_ms set, text kept), its
     # receipts moved to that entry, and decisions on its key go there from now on.
-    replaced_by: Mapped[str | None] = mapped_column(String(64))
+    replaced_by: Mapped[str | None] = mapped_column(String(64), index=True)
 
 
 class TombstonedSource(Base):

@@ -20,6 +20,7 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("entries", schema=None) as batch_op:
         batch_op.add_column(sa.Column("replaced_by", sa.String(length=64), nullable=True))
+        batch_op.create_index(batch_op.f("ix_entries_replaced_by"), ["replaced_by"], unique=False)
     with op.batch_alter_table("suggestions", schema=None) as batch_op:
         batch_op.add_column(sa.Column("comment_of", sa.String(length=64), nullable=True))
         batch_op.create_index(batch_op.f("ix_suggestions_comment_of"), ["comment_of"], unique=False)
@@ -122,4 +123,5 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_suggestions_comment_of"))
         batch_op.drop_column("comment_of")
     with op.batch_alter_table("entries", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_entries_replaced_by"))
         batch_op.drop_column("replaced_by")
