@@ -164,6 +164,7 @@ def _job(
         recalled=tuple(recalled),
         checkout=checkout if checkout.is_dir() else None,
         dismissed_text=render_dismissed(handed.dismissed),
+        summary_text=handed.summary,
     )
 
 
