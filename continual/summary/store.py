@@ -15,7 +15,7 @@ from continual.recall.index import Card
 from continual.recall.snapshot import Snapshot
 from continual.summary.build import build_summary, fingerprint
 from continual.summary.rows import MemorySummaryRow
-from continual.suppression import refused_cards, suppressions
+from continual.suppression import refused_cards, suppressions, unrefused
 
 SUMMARY_ID = "summary_{repository_id}"  # how an injection names the summary it handed
 
@@ -49,13 +49,15 @@ def sources(
     conn: Connection, target: Target, snapshot: Snapshot, *, now: int
 ) -> tuple[list[Card], list[MemoryItem]]:
     """What the summary is built from: the lessons a session here is handed (standing, not
-    refused) and the repository's unexpired session memory."""
-    refused = refused_cards(suppressions(conn, target.repository_id, now_ms=now))
+    refused) and the repository's unexpired session memory (a refused mechanism's finding left
+    out)."""
+    found = suppressions(conn, target.repository_id, now_ms=now)
+    refused = refused_cards(found)
     cards = [c for c in snapshot.standing(target.repository) if (c.id, c.revision) not in refused]
     items = recall_items(
         conn, account_id=target.account_id, repository_id=target.repository_id, now_ms=now
     )
-    return cards, items
+    return cards, unrefused(items, found)
 
 
 def _read(conn: Connection, target: Target) -> StoredSummary | None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from continual.lifecycle import DAY_MS
+from continual.memory.items import MemoryItem, finding_of_subject
 from continual.values import Decision
 
 DEFAULT_SUPPRESS_DAYS = 180
@@ -153,6 +154,17 @@ def suppressions_of(
 def suppressing(suppressions: Sequence[Suppression], key: str, path: str) -> Suppression | None:
     """The suppression that refuses a finding of mechanism `key` at `path`, if any."""
     return next((s for s in suppressions if s.covers(key, path)), None)
+
+
+def unrefused(items: Sequence[MemoryItem], found: Sequence[Suppression]) -> list[MemoryItem]:
+    """Memory items without the findings of refused mechanisms: a dismissed mechanism's finding,
+    remembered from an earlier review, is not handed again."""
+    return [
+        item
+        for item in items
+        if (finding := finding_of_subject(item.subject)) is None
+        or suppressing(found, *finding) is None
+    ]
 
 
 def refused_cards(found: Iterable[Suppression]) -> set[tuple[str, int]]:

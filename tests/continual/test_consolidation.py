@@ -11,8 +11,15 @@ from continual.consolidation import Lesson, consolidate, plan_merges, same_advic
 from continual.suppression import suppressing, suppressions
 from continual.tables import Entry, Receipt
 from continual.values import Decision, Reason
-from continual.writeback import apply_decisions, new_entry_for
-from tests.support.store import OTHER_REPO_ID, REPO_ID, add_suggestion, decision, seed_tenant
+from continual.writeback import apply_decisions
+from tests.support.store import (
+    OTHER_REPO_ID,
+    REPO_ID,
+    add_suggestion,
+    decision,
+    entry_without_writeback,
+    seed_tenant,
+)
 
 NOW = 1_700_000_000_000
 APP = "src/app.py"
@@ -189,18 +196,8 @@ def test_distinct_causes_and_other_repositories_are_not_merged_by_a_write_back(
 def test_dry_run_plans_without_changing_anything(db: Engine) -> None:
     first = add_suggestion(db, pr=1)
     second = add_suggestion(db, pr=1, title=PARAPHRASE, lesson=PARAPHRASE_LESSON)
-    with db.begin() as conn:  # two entries made before consolidation existed
-        for sid in (first, second):
-            suggestion = store.suggestion(conn, sid)
-            assert suggestion is not None
-            entry_id = store.create_entry(conn, new_entry_for(suggestion), now=NOW)
-            store.set_receipt(
-                conn,
-                entry_id,
-                suggestion.account_id,
-                store.NewReceipt(sid, Decision.ACCEPTED, decision(sid).source, NOW),
-                suggestion,
-            )
+    for sid in (first, second):
+        entry_without_writeback(db, sid, now=NOW)
     plan = consolidate(db, REPO_ID, now=NOW, dry_run=True)
     assert plan.replaced == 1 and len(live_entries(db)) == 2
     assert consolidate(db, REPO_ID, now=NOW).replaced == 1
