@@ -23,6 +23,7 @@ from continual.tables import (
     CallRecordRow,
     MemoryHitRow,
     MemoryItemRow,
+    MemorySummaryRow,
     Receipt,
     ReviewRecord,
     Suggestion,
@@ -294,6 +295,11 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
 
     assert f"- {lesson}" in request["header"]
     assert [lesson["text"] for lesson in request["lessons"]] == [lesson]
+    # The repository's memory summary sits in the shared header, under its heuristic framing.
+    (summary,) = _rows(engine, MemorySummaryRow)
+    assert summary.text.startswith("Memory summary for octo-org/widgets. Memory is a heuristic")
+    assert "Unchecked parse_config result (correctness; lesson " in summary.text
+    assert summary.text in request["header"] and request["prompt"].startswith(request["header"])
     reviews = sorted(_rows(engine, ReviewRecord), key=lambda r: r.pr)
     assert reviews[1].lessons == 1 and reviews[1].set_sha256 != reviews[0].set_sha256
     (second,) = [s for s in _rows(engine, Suggestion) if s.pr == 2]
