@@ -4,14 +4,24 @@ and briefs under the heuristic framing."""
 
 from __future__ import annotations
 
-from continual.summary.build import GUIDANCE, SUMMARY_MAX_CHARS, Summary, build_summary, fingerprint
+from continual.summary.build import (
+    GUIDANCE,
+    SUMMARY_ID,
+    SUMMARY_MAX_CHARS,
+    Summary,
+    build_summary,
+    fingerprint,
+    is_summary_id,
+)
 from continual.summary.rows import MemorySummaryRow
 
 __all__ = [
     "GUIDANCE",
+    "SUMMARY_ID",
     "SUMMARY_MAX_CHARS",
     "MemorySummaryRow",
     "Summary",
     "build_summary",
     "fingerprint",
+    "is_summary_id",
 ]

@@ -11,6 +11,7 @@ from continual.memory.items import ItemKind
 from continual.recall.index import Card
 
 SUMMARY_MAX_CHARS = 2_000
+SUMMARY_ID = "summary_{repository_id}"  # how an injection's entries name the summary it handed
 GUIDANCE = (
     "Memory summary for {repo}. Memory is a heuristic: check it against the code. Pair what it "
     "suggests with evidence from the current repository, and prefer the repository and the "
@@ -34,6 +35,11 @@ class Summary:
     lessons: int
     memories: int
     omitted: int
+
+
+def is_summary_id(entry_id: str) -> bool:
+    """True for the id an injection records a memory summary under (not a lesson entry)."""
+    return entry_id.startswith(SUMMARY_ID.partition("{")[0])
 
 
 def fingerprint(cards: Sequence[Card], items: Sequence[MemoryItem]) -> str:

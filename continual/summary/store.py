@@ -13,11 +13,9 @@ from continual.injections import Target
 from continual.memory import MemoryItem, recall_items
 from continual.recall.index import Card
 from continual.recall.snapshot import Snapshot
-from continual.summary.build import build_summary, fingerprint
+from continual.summary.build import SUMMARY_ID, build_summary, fingerprint
 from continual.summary.rows import MemorySummaryRow
 from continual.suppression import refused_cards, suppressions, unrefused
-
-SUMMARY_ID = "summary_{repository_id}"  # how an injection names the summary it handed
 
 
 @dataclass(frozen=True, slots=True)

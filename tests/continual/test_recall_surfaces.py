@@ -17,6 +17,7 @@ from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem, save_items
 from continual.packing import approx_tokens
 from continual.persons import Preference, Recording
 from continual.recall.snapshot import build_snapshot
+from continual.summary import is_summary_id
 from continual.surfaces import (
     PUSH_MAX_TOKENS,
     Handed,
@@ -58,7 +59,7 @@ def target(engine: Engine, tenant: Tenant, repo: str = "octo/app") -> Target:
 
 def lessons_in(handed: Handed) -> tuple[tuple[str, int], ...]:
     """The lesson entries a hand-out recorded (the memory summary is recorded beside them)."""
-    return tuple(e for e in handed.entries if not e[0].startswith("summary_"))
+    return tuple(e for e in handed.entries if not is_summary_id(e[0]))
 
 
 def review(engine: Engine, store_dir: Path, tenant: Tenant, session: str, **kw: object) -> Handed:
