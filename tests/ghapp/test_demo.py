@@ -45,6 +45,7 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
         "[dismissed] eval of dynamic input — not raised again at src/payments/charge.py "
         "(false-positive, olivia)",
         "the review was handed 1 lesson(s)",
+        "memories), framed as a heuristic to check against the code",
         "not posted: 'eval of dynamic input' at line 5 (suppressed by receipt #",
         ": false-positive by olivia)",
         "findings not posted (dismissed here before): 1",
