@@ -12,7 +12,8 @@ from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
-from continual.tables import Account, Entry, Receipt, Repository, Suggestion, TombstonedSource
+from continual.tables import Account, Entry, Receipt, Repository, Suggestion
+from continual.tombstones import hold_sources
 from continual.values import Decision, Reason, Source
 
 
@@ -176,15 +177,6 @@ def entry_for_key(conn: Connection, repository_id: int, key: str) -> StoredEntry
 def entry(conn: Connection, entry_id: str) -> StoredEntry | None:
     row = conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
     return None if row is None else StoredEntry.of(row)
-
-
-def is_tombstoned_source(conn: Connection, source_id: str) -> bool:
-    """True when an entry made from `source_id` was deleted: that source never decides anything
-    again, whatever entry its key holds now (a new source may have re-created it)."""
-    found = conn.execute(
-        select(TombstonedSource.suggestion_id).where(TombstonedSource.suggestion_id == source_id)
-    ).first()
-    return found is not None
 
 
 def touch_account(conn: Connection, account_id: Any) -> None:
@@ -401,32 +393,5 @@ def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int
         expires_ms=None,
     )
     conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
-    _hold_sources(conn, current.account_id, entry_id, sources, now=now)
+    hold_sources(conn, current.account_id, entry_id, sources, now=now)
     return revision
-
-
-def _hold_sources(
-    conn: Connection, account_id: int, entry_id: str, sources: Collection[str], *, now: int
-) -> None:
-    """Record each source of a deleted entry as tombstoned (once: the first deletion holds)."""
-    known = set(
-        conn.execute(
-            select(TombstonedSource.suggestion_id).where(
-                TombstonedSource.suggestion_id.in_(list(sources))
-            )
-        ).scalars()
-    )
-    fresh = [sid for sid in sources if sid not in known]
-    if fresh:
-        conn.execute(
-            insert(TombstonedSource),
-            [
-                {
-                    "suggestion_id": sid,
-                    "account_id": account_id,
-                    "entry_id": entry_id,
-                    "created_ms": now,
-                }
-                for sid in fresh
-            ],
-        )

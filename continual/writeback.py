@@ -20,6 +20,7 @@ from continual.pull import PullDecisions, PullState, decide_pull
 from continual.replies import Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
+from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,7 @@ def _apply_to(conn: Connection, decision: ThreadDecision, *, now: int) -> bool |
     suggestion = store.suggestion(conn, decision.suggestion_id)
     if suggestion is None:
         return False
-    if store.is_tombstoned_source(conn, suggestion.id):
+    if is_tombstoned_source(conn, suggestion.id):
         return None  # its entry was deleted: it never comes back, whatever the key holds now
     current = store.entry_for_key(conn, suggestion.repository_id, suggestion.entry_key)
     if current is None:
