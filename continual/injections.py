@@ -60,6 +60,9 @@ class Handed:
     dismissed: tuple[Suppression, ...] = ()
     # The repository's memory summary as handed (in `text`, and in `entries` by its id).
     summary: str = ""
+    # A brief's recalled memory lines (their ``handed_key``): recorded with the entries at
+    # revision 0 so the session is not handed them again.
+    recalled: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -162,7 +165,9 @@ def record_row(
             session_id=handed.session_id,
             surface=handed.surface.value,
             set_sha256=handed.set_sha256,
-            entries=json.dumps([list(e) for e in handed.entries]),
+            entries=json.dumps(
+                [list(e) for e in handed.entries] + [[key, 0] for key in handed.recalled]
+            ),
             chars=handed.chars,
             at_ms=now,
             expires_ms=now + INCOGNITO_TTL_MS if recording is Recording.INCOGNITO else None,

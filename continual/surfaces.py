@@ -22,7 +22,7 @@ from continual.injections import (
     target_named,
     target_of,
 )
-from continual.memory import recall_items, recalled_block
+from continual.memory import handed_key, recall_items, recalled_block
 from continual.memory.render import recalled_line
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
@@ -54,8 +54,8 @@ __all__ = [
     "target_of",
 ]
 
-REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer or proven):"
-BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer or proven):"
+REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer):"
+BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer):"
 RECALL_HEADER = "Hindsight lessons for {repo}:"
 CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
 LESSON_LINE = "- {text} (lesson {id} r{revision})"
@@ -258,8 +258,12 @@ def hand_review_lessons(
     )
 
 
-def _refused(conn: Connection, target: Target, now: int) -> set[tuple[str, int]]:
-    return refused_cards(suppressions(conn, target.repository_id, now_ms=now))
+def _refused(
+    conn: Connection, target: Target, now: int, suppress_days: int
+) -> set[tuple[str, int]]:
+    return refused_cards(
+        suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
+    )
 
 
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
@@ -313,6 +317,7 @@ def hand_brief(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1),
     then its memory summary (once per session and revision) and the recalled memory the summary
@@ -330,32 +335,33 @@ def hand_brief(
             budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
-            seen=seen | _refused(conn, target, now),
+            seen=seen | _refused(conn, target, now, suppress_days),
         )
         handed = _handed(Surface.BRIEF, session_id, packed)
         if preference.surfacing < SURFACING_MEMORY:
             return handed
         summary = current_summary(conn, target, snapshot, now=now)
-        fresh = (summary.id, summary.revision) not in seen
-        if fresh and budget.after(handed.text, PARTS_SEPARATOR).fits(summary.text):
+        fresh_summary = (summary.id, summary.revision) not in seen
+        if fresh_summary and budget.after(handed.text, PARTS_SEPARATOR).fits(summary.text):
             handed = _with_summary(handed, summary)
-        recalled = [
+        items = recall_items(
+            conn, account_id=target.account_id, repository_id=target.repository_id, now_ms=now
+        )
+        # A line the summary handed counts as handed, like a line of the memory block.
+        summarised = [item for item in items if recalled_line(item) in handed.summary]
+        fresh = [
             item
-            for item in recall_items(
-                conn,
-                account_id=target.account_id,
-                repository_id=target.repository_id,
-                now_ms=now,
-            )
-            if recalled_line(item) not in handed.summary  # the summary says it already
+            for item in items
+            if (handed_key(item), 0) not in seen and recalled_line(item) not in handed.summary
         ]
-        memory = recalled_block(recalled, budget.after(handed.text, PARTS_SEPARATOR)).text
-        text = PARTS_SEPARATOR.join(part for part in (handed.text, memory) if part)
+        block = recalled_block(fresh, budget.after(handed.text, PARTS_SEPARATOR))
+        text = PARTS_SEPARATOR.join(part for part in (handed.text, block.text) if part)
         return replace(
             handed,
             text=text,
             set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
             chars=len(text),
+            recalled=tuple(handed_key(i) for i in [*summarised, *fresh[: block.included]]),
         )
 
     return _deliver(
@@ -385,6 +391,7 @@ def hand_context(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """A context push for one agent tool call (surfacing 3): the lessons its paths and names
     retrieve that the session does not hold yet."""
@@ -397,7 +404,7 @@ def hand_context(
         return _query_hand(
             snapshot,
             target,
-            seen | _refused(conn, target, now),
+            seen | _refused(conn, target, now, suppress_days),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -443,10 +450,11 @@ def preview_recall(
     preference: Preference,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-    refused = _refused(conn, target, now)
+    refused = _refused(conn, target, now, suppress_days)
     packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
     return _handed(Surface.RECALL, "", packed), snapshot
 
@@ -461,6 +469,7 @@ def hand_recall(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """The recall surface: an explicit ask for the repository's lessons within a session.
 
@@ -469,7 +478,7 @@ def hand_recall(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        refused = _refused(conn, target, now)
+        refused = _refused(conn, target, now, suppress_days)
         packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
         return _handed(Surface.RECALL, session_id, packed)
 

@@ -77,6 +77,9 @@ class Suggestion(Base):
     # The suggestion whose comment carries this finding too: the same finding raised under
     # another lens at the same line is posted once, and a reply to that comment decides both.
     comment_of: Mapped[str | None] = mapped_column(String(64), index=True)
+    # Who resolved the suggestion's thread on GitHub, and when it was seen: evidence, never a decision.
+    resolved_by: Mapped[str | None] = mapped_column(String(100))
+    resolved_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class Entry(Base):

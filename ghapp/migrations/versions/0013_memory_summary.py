@@ -1,7 +1,7 @@
 """memory summaries; consolidated entries; one comment per finding; tombstoned sources
 
 Revision ID: 0013_memory_summary
-Revises: 0009_suppression_indexes
+Revises: 0010_proofs_as_evidence
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_memory_summary"
-down_revision = "0009_suppression_indexes"
+down_revision = "0010_proofs_as_evidence"
 branch_labels = None
 depends_on = None
 
