@@ -58,6 +58,8 @@ class Handed:
     recorded: bool
     # The review surface also hands the repository's dismissed mechanisms (in `text` and `entries`).
     dismissed: tuple[Suppression, ...] = ()
+    # The repository's memory summary as handed (in `text`, and in `entries` by its id).
+    summary: str = ""
     # A brief's recalled memory lines (their ``handed_key``): recorded with the entries at
     # revision 0 so the session is not handed them again.
     recalled: tuple[str, ...] = ()

@@ -8,11 +8,12 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion
+from continual.tombstones import hold_sources
 from continual.values import Decision, Reason, Source
 
 
@@ -60,6 +61,7 @@ class NewSuggestion:
     review_id: str | None = None
     proven: bool = False
     anchors: str | None = None  # JSON, continual.maintenance.Anchors
+    comment_of: str | None = None  # the suggestion whose comment carries this finding too
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +96,11 @@ def record_suggestion(conn: Connection, suggestion: NewSuggestion, *, now: int) 
 
 
 def set_comment_id(conn: Connection, suggestion_id: str, comment_id: int) -> None:
+    """Tie a suggestion, and those whose finding its comment carries, to that GitHub comment."""
     conn.execute(
-        update(Suggestion).where(Suggestion.id == suggestion_id).values(comment_id=comment_id)
+        update(Suggestion)
+        .where(or_(Suggestion.id == suggestion_id, Suggestion.comment_of == suggestion_id))
+        .values(comment_id=comment_id)
     )
 
 
@@ -147,6 +152,15 @@ def suggestion(conn: Connection, suggestion_id: str) -> StoredSuggestion | None:
     return None if row is None else StoredSuggestion.of(row)
 
 
+def carried_by_comment(conn: Connection, suggestion_id: str) -> list[str]:
+    """The suggestion and those whose finding its comment carries too (raised under other
+    lenses at the same line): a decision on that comment is a decision on each of them."""
+    shared = conn.execute(
+        select(Suggestion.id).where(Suggestion.comment_of == suggestion_id).order_by(Suggestion.id)
+    ).scalars()
+    return [suggestion_id, *shared]
+
+
 def suggestion_repository(conn: Connection, suggestion_id: str) -> str | None:
     """The `owner/name` of the repository a suggestion was posted in, if the store knows it."""
     found = conn.execute(
@@ -166,21 +180,30 @@ def live_entry(conn: Connection, repository_id: int, key: str) -> StoredEntry | 
     return None if row is None else StoredEntry.of(row)
 
 
+def entry_for_key(conn: Connection, repository_id: int, key: str) -> StoredEntry | None:
+    """The live entry that takes decisions on `key`: its own, or the entry it was consolidated
+    into (its replaced entry names that one in ``replaced_by``); None when neither is live."""
+    current = live_entry(conn, repository_id, key)
+    if current is not None:
+        return current
+    target = conn.execute(
+        select(Entry.replaced_by)
+        .where(
+            Entry.repository_id == repository_id,
+            Entry.key == key,
+            Entry.replaced_by.is_not(None),
+        )
+        .order_by(Entry.deleted_ms.desc(), Entry.id)
+    ).scalar()
+    if target is None:
+        return None
+    found = entry(conn, str(target))
+    return found if found is not None and found.deleted_ms is None else None
+
+
 def entry(conn: Connection, entry_id: str) -> StoredEntry | None:
     row = conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
     return None if row is None else StoredEntry.of(row)
-
-
-def is_tombstoned_source(conn: Connection, repository_id: int, key: str, source_id: str) -> bool:
-    """True when a deleted entry of this key was made from `source_id`: it must not come back."""
-    rows = conn.execute(
-        select(Entry.tombstone_sources).where(
-            Entry.repository_id == repository_id,
-            Entry.key == key,
-            Entry.deleted_ms.is_not(None),
-        )
-    ).scalars()
-    return any(source_id in json.loads(sources or "[]") for sources in rows)
 
 
 def touch_account(conn: Connection, account_id: Any) -> None:
@@ -397,4 +420,5 @@ def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int
         expires_ms=None,
     )
     conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
+    hold_sources(conn, current.account_id, entry_id, sources, now=now)
     return revision

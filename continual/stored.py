@@ -41,6 +41,7 @@ class StoredSuggestion:
     comment_id: int | None = None
     proven: bool = False
     anchors: str | None = None  # JSON, continual.maintenance.Anchors
+    comment_of: str | None = None
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:
@@ -71,6 +72,7 @@ class StoredEntry:
     tombstone_sources: str | None  # JSON list of suggestion ids
     suppression_lifted_ms: int | None = None
     suppression_lifted_by: str | None = None
+    replaced_by: str | None = None
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:

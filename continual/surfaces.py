@@ -23,10 +23,12 @@ from continual.injections import (
     target_of,
 )
 from continual.memory import handed_key, recall_items, recalled_block
+from continual.memory.render import recalled_line
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.index import Card
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
+from continual.summary.store import StoredSummary, current_summary
 from continual.suppression import (
     DEFAULT_SUPPRESS_DAYS,
     Suppression,
@@ -231,7 +233,13 @@ def hand_review_lessons(
             cap=cap,
             budget=None if max_chars is None else Budget.chars(max_chars),
         )
-        return _with_dismissed(lessons, found)
+        handed = _with_dismissed(lessons, found)
+        summary = current_summary(conn, target, snapshot, now=now)
+        if max_chars is not None and not Budget.chars(max_chars).after(
+            handed.text, PARTS_SEPARATOR
+        ).fits(summary.text):
+            return handed
+        return _with_summary(handed, summary)
 
     # Other surfaces' hands do not count: a review's lessons sit in its shared header, and a
     # retried review is handed the same set again (recorded once).
@@ -277,6 +285,23 @@ def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
     )
 
 
+def _with_summary(handed: Handed, summary: StoredSummary) -> Handed:
+    """The text handed so far, then the repository's memory summary: one set, one receipt (the
+    summary counts among the entries by its id and revision). A cleared or empty summary adds
+    nothing."""
+    if not summary.text:
+        return handed
+    text = PARTS_SEPARATOR.join(part for part in (handed.text, summary.text) if part)
+    return replace(
+        handed,
+        text=text,
+        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        entries=(*handed.entries, (summary.id, summary.revision)),
+        chars=len(text),
+        summary=summary.text,
+    )
+
+
 def _nothing(surface: Surface, session_id: str) -> Handed:
     empty = hashlib.sha256(b"").hexdigest()
     return Handed(surface, session_id, "", (), empty, (), 0, 0, False)
@@ -294,8 +319,9 @@ def hand_brief(
     snapshots: SnapshotCache | None = None,
     suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
-    """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1)
-    and recalled memory (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
+    """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1),
+    then its memory summary (once per session and revision) and the recalled memory the summary
+    does not already say (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
     if preference.surfacing < SURFACING_LESSONS:
         return _nothing(Surface.BRIEF, session_id)
 
@@ -311,23 +337,32 @@ def hand_brief(
             header=BRIEF_HEADER.format(repo=target.repository),
             seen=seen | _refused(conn, target, now, suppress_days),
         )
-        text = packed.text
-        handed_memory: tuple[str, ...] = ()
-        if preference.surfacing >= SURFACING_MEMORY:
-            fresh = [
-                item
-                for item in recall_items(
-                    conn,
-                    account_id=target.account_id,
-                    repository_id=target.repository_id,
-                    now_ms=now,
-                )
-                if (handed_key(item), 0) not in seen
-            ]
-            block = recalled_block(fresh, budget.after(text, PARTS_SEPARATOR))
-            handed_memory = tuple(handed_key(item) for item in fresh[: block.included])
-            text = PARTS_SEPARATOR.join(part for part in (text, block.text) if part)
-        return replace(_handed(Surface.BRIEF, session_id, packed, text), recalled=handed_memory)
+        handed = _handed(Surface.BRIEF, session_id, packed)
+        if preference.surfacing < SURFACING_MEMORY:
+            return handed
+        summary = current_summary(conn, target, snapshot, now=now)
+        fresh_summary = (summary.id, summary.revision) not in seen
+        if fresh_summary and budget.after(handed.text, PARTS_SEPARATOR).fits(summary.text):
+            handed = _with_summary(handed, summary)
+        items = recall_items(
+            conn, account_id=target.account_id, repository_id=target.repository_id, now_ms=now
+        )
+        # A line the summary handed counts as handed, like a line of the memory block.
+        summarised = [item for item in items if recalled_line(item) in handed.summary]
+        fresh = [
+            item
+            for item in items
+            if (handed_key(item), 0) not in seen and recalled_line(item) not in handed.summary
+        ]
+        block = recalled_block(fresh, budget.after(handed.text, PARTS_SEPARATOR))
+        text = PARTS_SEPARATOR.join(part for part in (handed.text, block.text) if part)
+        return replace(
+            handed,
+            text=text,
+            set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            chars=len(text),
+            recalled=tuple(handed_key(i) for i in [*summarised, *fresh[: block.included]]),
+        )
 
     return _deliver(
         engine,

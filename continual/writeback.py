@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select
@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from continual import store
 from continual.admission import admit
 from continual.associations import associate
+from continual.consolidation import consolidate_after
 from continual.decide import FixPull, ThreadDecision, decide_fix_pr
 from continual.maintenance.anchors import Anchors, context_of
 from continual.maintenance.records import record_provenance
@@ -21,6 +22,7 @@ from continual.pull import PullDecisions, PullState, decide_pull
 from continual.replies import Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
+from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
 
 log = logging.getLogger(__name__)
@@ -95,16 +97,25 @@ def new_entry_for(suggestion: StoredSuggestion) -> store.NewEntry:
 
 
 def _apply_one(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
-    """One decision in the caller's transaction: True changed, False no change, None refused."""
+    """One decision in the caller's transaction, for its suggestion and every suggestion its
+    comment carries: True changed, False no change, None refused (a deleted entry's source)."""
+    outcomes = [
+        _apply_to(conn, replace(decision, suggestion_id=sid), now=now)
+        for sid in store.carried_by_comment(conn, decision.suggestion_id)
+    ]
+    if any(outcome is True for outcome in outcomes):
+        return True
+    return None if all(outcome is None for outcome in outcomes) else False
+
+
+def _apply_to(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
     suggestion = store.suggestion(conn, decision.suggestion_id)
     if suggestion is None:
         return False
-    current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
+    if is_tombstoned_source(conn, suggestion.id):
+        return None  # its entry was deleted: it never comes back, whatever the key holds now
+    current = store.entry_for_key(conn, suggestion.repository_id, suggestion.entry_key)
     if current is None:
-        if store.is_tombstoned_source(
-            conn, suggestion.repository_id, suggestion.entry_key, suggestion.id
-        ):
-            return None
         entry_id = store.create_entry(conn, new_entry_for(suggestion), now=now)
         record_provenance(conn, entry_id, suggestion, now=now)
         current = store.live_entry(conn, suggestion.repository_id, suggestion.entry_key)
@@ -176,20 +187,27 @@ def apply_decisions(
         outcome, attempts = _retry(engine, undo, suggestion_id)
         conflicts += attempts
         retracted += bool(outcome)
+    if changed:
+        consolidate_after(engine, decided, now=now)
     return WritebackResult(count, changed, retracted, tombstoned, conflicts)
 
 
 def _retract(
     conn: Connection, suggestion_id: str, sources: Source | Collection[Source], *, now: int
 ) -> str | None:
-    """Supersede the suggestion's current receipts from `sources` and refresh the entry they
-    belonged to (its state and expiry follow); answers that entry's id, None when none changed."""
-    entry_id = store.retract(conn, suggestion_id, sources)
-    if entry_id is not None:
+    """Supersede the current receipts from `sources` of the suggestion (and of those its comment
+    carries) and refresh the entries they belonged to (state and expiry follow); answers the
+    first such entry's id, None when none changed."""
+    changed: str | None = None
+    for sid in store.carried_by_comment(conn, suggestion_id):
+        entry_id = store.retract(conn, sid, sources)
+        if entry_id is None:
+            continue
         current = store.entry(conn, entry_id)
         assert current is not None
         store.refresh(conn, entry_id, current.revision, now=now)
-    return entry_id
+        changed = changed or entry_id
+    return changed
 
 
 def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt]:
@@ -247,6 +265,8 @@ def write_back_pull(
         conflicts += attempts
         if outcome:
             cleared.append(suggestion_id)
+    if changed:
+        consolidate_after(engine, [d.suggestion_id for d in changed], now=now)
     resolved = 0
     if state.reactions_read:  # read with the reactions; unknown when that read failed
         with engine.begin() as conn:

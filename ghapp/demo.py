@@ -16,6 +16,7 @@ from sqlalchemy import Engine, func, select
 
 from continual.persons import create_token
 from continual.recall.snapshot import load_lessons
+from continual.summary import SUMMARY_MAX_CHARS, MemorySummaryRow, is_summary_id
 from continual.suppression import suppressions
 from continual.tables import (
     Injection,
@@ -138,12 +139,49 @@ def review_step(demo: Demo, number: int) -> list[dict[str, Any]]:
         for c in demo.sim.review_comments(REPO, number)
         if c["user"]["login"] == demo.sim.bot_login and "hindsight:suggestion" in c["body"]
     ]
-    stored = demo.scalar(
-        select(func.count()).select_from(Suggestion).where(Suggestion.pr == number)
+    carrying = demo.scalar(
+        select(func.count())
+        .select_from(Suggestion)
+        .where(Suggestion.pr == number, Suggestion.comment_of.is_(None))
     )
     check(comments != [], f"the review of PR #{number} posted no suggestion")
-    check(stored == len(comments), f"{stored} suggestions stored for {len(comments)} comments")
+    check(carrying == len(comments), f"{carrying} suggestions stored for {len(comments)} comments")
     return comments
+
+
+def shared_step(demo: Demo, number: int, comments: list[dict[str, Any]]) -> str:
+    """The finding raised under two lenses: one comment, one stored suggestion per lens."""
+    comment = find(comments, "context manager")
+    with reading(demo.engine) as conn:
+        lenses = sorted(
+            conn.execute(
+                select(Suggestion.lens).where(
+                    Suggestion.pr == number, Suggestion.comment_id == comment["id"]
+                )
+            ).scalars()
+        )
+    check(
+        lenses == ["correctness", "performance"],
+        f"the context-manager comment carries the lenses {lenses}, expected correctness and "
+        "performance",
+    )
+    return f"{first_line(comment)!r} is one comment for {len(lenses)} lenses ({', '.join(lenses)})"
+
+
+def summary_step(demo: Demo, handed: set[str]) -> str:
+    """The repository's memory summary was in the review's set, under its heuristic framing."""
+    with reading(demo.engine) as conn:
+        summary = conn.execute(select(MemorySummaryRow)).one()
+    check(len(handed) == 1, f"the second review was handed {len(handed)} memory summaries")
+    check(
+        summary.text.startswith(f"Memory summary for {REPO}. Memory is a heuristic"),
+        "the memory summary lacks its heuristic framing",
+    )
+    check(len(summary.text) <= SUMMARY_MAX_CHARS, "the memory summary is over its bound")
+    return (
+        f"its memory summary ({len(summary.text)} chars: {summary.lessons} lesson(s), "
+        f"{summary.memories} memories), framed as a heuristic to check against the code"
+    )
 
 
 def first_line(comment: dict[str, Any]) -> str:
@@ -166,9 +204,13 @@ def run_steps(demo: Demo) -> None:
         REPO, title="Charge requests", files={PATH: FIRST_PATCH}, author="sam"
     )
     comments = review_step(demo, first["number"])
-    echo(f"      one review posted with {len(comments)} suggestions:")
+    stored = demo.scalar(
+        select(func.count()).select_from(Suggestion).where(Suggestion.pr == first["number"])
+    )
+    echo(f"      one review posted with {len(comments)} comments for {stored} suggestions:")
     for comment in comments:
         echo(f"        - line {comment['line']}: {first_line(comment)}")
+    echo(f"      {shared_step(demo, first['number'], comments)}")
 
     step(echo, 4, "Maintainers and others reply in the threads…")
     replies = [
@@ -247,10 +289,12 @@ def run_steps(demo: Demo) -> None:
     check(active[0].id in handed_ids, "the second review was not handed the active lesson")
     check(dismissed.entry_id in handed_ids, "the second review was not told what was dismissed")
     check(sets == {review.set_sha256}, "the new suggestions do not carry the handed set")
-    lesson_ids = handed_ids - {dismissed.entry_id}
+    summaries = {i for i in handed_ids if is_summary_id(i)}
+    lesson_ids = handed_ids - {dismissed.entry_id} - summaries
     echo(f"      the review was handed {len(lesson_ids)} lesson(s), set {review.set_sha256[:12]}:")
     echo(f"        {active[0].text}")
     echo(f"      and told: do not raise {dismissed.title!r} at {dismissed.path} again")
+    echo(f"      and {summary_step(demo, summaries)}")
     check(
         not any(dismissed.title in str(c["body"]) for c in posted),
         "the dismissed finding was posted again",

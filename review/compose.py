@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from continual.entry_keys import normalise_title
 from continual.markers import with_suggestion_marker
 from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
@@ -17,6 +18,7 @@ REVIEW_MARKER = "<!-- hindsight:review id={review} -->"
 REVIEW_MARKER_PATTERN = re.compile(r"<!-- hindsight:review id=([A-Za-z0-9_-]{1,64}) -->")
 PROVEN_NOTE = "**Proven:** `{test}` fails on this commit and passes with the fix."
 AGREED_NOTE = "Also reported by: {seats}."
+RAISED_NOTE = "Raised under {count} lenses: {raisers}."
 OUTSIDE_HEADER = "Findings on lines outside the diff:"
 FOLDED_HEADER = "Findings GitHub would not place on the diff:"
 FAILED_NOTE = "{failed} of {total} calls failed; `hindsight ledger` lists them."
@@ -112,18 +114,79 @@ def suggestion_block(code: str) -> str:
     return f"{fence}suggestion\n{code.rstrip(chr(10))}\n{fence}"
 
 
-def comment_body(item: PostedFinding, suggestion_id: str) -> str:
-    """Title, explanation, the suggestion block, proof and agreement notes, then the marker."""
+@dataclass(frozen=True)
+class SharedFinding:
+    """One finding as maintainers see it: the same path, line and title under one or more
+    lenses. Each lens keeps its own suggestion (its mechanism); the first one's comment carries
+    them all, and a reply to it decides for every one of them."""
+
+    items: tuple[tuple[str, PostedFinding], ...]
+
+    @property
+    def suggestion_id(self) -> str:
+        return self.items[0][0]
+
+    @property
+    def first(self) -> PostedFinding:
+        return self.items[0][1]
+
+
+def share_findings(findings: Sequence[tuple[str, PostedFinding]]) -> list[SharedFinding]:
+    """Group the findings by (path, line, normalised title), in the order they came."""
+    groups: dict[tuple[str, int, str], list[tuple[str, PostedFinding]]] = {}
+    for suggestion_id, item in findings:
+        finding = item.finding
+        key = (finding.path, finding.line, normalise_title(finding.title))
+        groups.setdefault(key, []).append((suggestion_id, item))
+    return [SharedFinding(tuple(items)) for items in groups.values()]
+
+
+def comment_owners(findings: Sequence[tuple[str, PostedFinding]]) -> dict[str, str]:
+    """Each suggestion whose finding another suggestion's comment carries, with that suggestion."""
+    return {
+        suggestion_id: shared.suggestion_id
+        for shared in share_findings(findings)
+        for suggestion_id, _item in shared.items[1:]
+    }
+
+
+def _raisers(shared: SharedFinding) -> list[str]:
+    """Every seat that raised the finding, with its lens, in order, each once."""
+    named: dict[str, None] = {}
+    for _sid, item in shared.items:
+        named.setdefault(f"{item.seat} ({item.lens})")
+        for agreeing in item.agreements:
+            named.setdefault(f"{agreeing.seat} ({agreeing.lens})")
+    return list(named)
+
+
+def comment_body(shared: SharedFinding) -> str:
+    """Title, explanation, the suggestion block, proof and agreement notes, then the marker; a
+    finding raised under several lenses names each lens and seat once."""
+    item = shared.first
     finding = item.finding
-    parts = [f"**{finding.title}** ({item.lens}, seat {item.seat})", "", finding.body.strip()]
-    if finding.suggestion is not None:
-        parts += ["", suggestion_block(finding.suggestion)]
-    if item.proven and finding.proof is not None:
-        parts += ["", PROVEN_NOTE.format(test=finding.proof.test.replace("`", "'"))]
-    if item.agreements:
+    lenses = list(dict.fromkeys(other.lens for _sid, other in shared.items))
+    heading = (
+        f"**{finding.title}** ({item.lens}, seat {item.seat})"
+        if len(lenses) == 1
+        else f"**{finding.title}** ({', '.join(lenses)})"
+    )
+    parts = [heading, "", finding.body.strip()]
+    replacement = next(
+        (other.finding.suggestion for _sid, other in shared.items if other.finding.suggestion),
+        None,
+    )
+    if replacement is not None:
+        parts += ["", suggestion_block(replacement)]
+    proven = next((other for _sid, other in shared.items if other.proven), None)
+    if proven is not None and proven.finding.proof is not None:
+        parts += ["", PROVEN_NOTE.format(test=proven.finding.proof.test.replace("`", "'"))]
+    if len(lenses) > 1:
+        parts += ["", RAISED_NOTE.format(count=len(lenses), raisers=", ".join(_raisers(shared)))]
+    elif item.agreements:
         seats = ", ".join(f"{a.seat} ({a.lab})" for a in item.agreements)
         parts += ["", AGREED_NOTE.format(seats=seats)]
-    return with_suggestion_marker("\n".join(parts), suggestion_id, item.key)
+    return with_suggestion_marker("\n".join(parts), shared.suggestion_id, item.key)
 
 
 def _excerpt(text: str) -> str:
@@ -131,12 +194,14 @@ def _excerpt(text: str) -> str:
     return line if len(line) <= BODY_EXCERPT_CHARS else line[: BODY_EXCERPT_CHARS - 1] + "…"
 
 
-def _outside_line(item: PostedFinding) -> str:
+def _outside_line(shared: SharedFinding) -> str:
+    item = shared.first
     finding = item.finding
-    proven = " (proven)" if item.proven else ""
+    proven = " (proven)" if any(other.proven for _sid, other in shared.items) else ""
+    raisers = ", ".join(f"{other.lens}, seat {other.seat}" for _sid, other in shared.items)
     return (
         f"- `{finding.path}` line {finding.line}: **{finding.title}**{proven} "
-        f"({item.lens}, seat {item.seat}) — {_excerpt(finding.body)}"
+        f"({raisers}) — {_excerpt(finding.body)}"
     )
 
 
@@ -156,17 +221,18 @@ def compose(
     lines = commentable_lines(files)
     comments: list[DraftItem] = []
     outside: list[str] = []
-    for suggestion_id, item in findings:
-        finding = item.finding
+    groups = share_findings(findings)
+    for shared in groups:
+        finding = shared.first.finding
         if finding.line in lines.get(finding.path, frozenset()) and len(comments) < MAX_COMMENTS:
-            body = comment_body(item, suggestion_id)
-            comments.append(DraftItem(suggestion_id, finding.path, finding.line, body))
+            body = comment_body(shared)
+            comments.append(DraftItem(shared.suggestion_id, finding.path, finding.line, body))
         else:
-            outside.append(_outside_line(item))
+            outside.append(_outside_line(shared))
     failed = sum(1 for call in calls if call.status is CallStatus.FAILED)
     summary = (
         f"Hindsight reviewed {len(files)} files of {commit_id[:7]} with "
-        f"{', '.join(seats)} × {', '.join(lenses)}: {len(findings)} findings."
+        f"{', '.join(seats)} × {', '.join(lenses)}: {len(groups)} findings."
     )
     head = [summary]
     if withheld:

@@ -53,6 +53,7 @@ class ReviewJob:
     recalled: tuple[MemoryItem, ...] = ()
     checkout: Path | None = None
     dismissed_text: str = ""  # the repository's dismissed mechanisms, as the header hands them
+    summary_text: str = ""  # the repository's memory summary, framed, as the header hands it
     sandbox: Sandbox | None = None  # where proofs run; None: the machine's (detected once)
 
 
@@ -364,6 +365,7 @@ async def run_review(
         pull=job.pull,
         lessons=job.lessons,
         dismissed_text=job.dismissed_text,
+        summary_text=job.summary_text,
     )
     shards = cut_shards(job.files, settings.shard_chars)
     planned = plan_calls(seats, lenses, shards)

@@ -17,7 +17,7 @@ from continual.associations import find_identifiers
 from continual.maintenance.anchors import head_side
 from continual.memory import recall_items, write_session_file
 from continual.recall.snapshot import SnapshotCache
-from continual.suppression import Withheld, render_dismissed, suppressing
+from continual.suppression import Withheld, render_dismissed, suppressing, unrefused
 from continual.surfaces import Handed, hand_review_lessons
 from continual.tables import ReviewState
 from review import records
@@ -32,7 +32,6 @@ from review.records import ReviewTarget
 from review.sandbox import Sandbox
 from review.seats import make_seat
 from review.shards import PullFile
-from review.subjects import finding_of_subject
 
 MAX_IDENTIFIERS = 200
 
@@ -151,13 +150,7 @@ def _job(
             now_ms=reviewer.clock(),
             exclude_review=review_id,
         )
-    # A dismissed mechanism's finding, remembered from an earlier review, is not handed again.
-    recalled = [
-        item
-        for item in recalled
-        if (found := finding_of_subject(item.subject)) is None
-        or suppressing(handed.dismissed, *found) is None
-    ]
+    recalled = unrefused(recalled, handed.dismissed)
     checkout = checkout_dir(reviewer.store_dir, target.repository)
     return ReviewJob(
         review_id=review_id,
@@ -169,6 +162,7 @@ def _job(
         recalled=tuple(recalled),
         checkout=checkout if checkout.is_dir() else None,
         dismissed_text=render_dismissed(handed.dismissed),
+        summary_text=handed.summary,
         sandbox=reviewer.sandbox,
     )
 

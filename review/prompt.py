@@ -40,9 +40,11 @@ def render_header(
     pull: PullRequestInfo,
     lessons: Sequence[LessonRef],
     dismissed_text: str = "",
+    summary_text: str = "",
 ) -> str:
     """The header shared, byte for byte, by every call of one review; ``dismissed_text`` is the
-    block of mechanisms maintainers dismissed in the repository (none: no such part)."""
+    block of mechanisms maintainers dismissed in the repository, ``summary_text`` the
+    repository's memory summary with its heuristic framing (none: no such part)."""
     lesson_lines = [f"- {_one_line(lesson.text)}" for lesson in lessons] or [NO_LESSONS]
     body = pull.body.strip() or "(no description)"
     parts = [
@@ -62,6 +64,7 @@ def render_header(
         *lesson_lines,
         "",
         *([dismissed_text.rstrip("\n"), ""] if dismissed_text.strip() else []),
+        *([summary_text.rstrip("\n"), ""] if summary_text.strip() else []),
         HEADER_END,
     ]
     return "\n".join(parts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -23,7 +23,7 @@ from continual.tables import (
     Suggestion,
     SuppressedFinding,
 )
-from review.compose import Draft
+from review.compose import Draft, comment_owners
 from review.orchestrate import PostedFinding, ReviewRun
 
 log = logging.getLogger(__name__)
@@ -122,11 +122,11 @@ def save_run(
     lesson's anchors are checked against."""
     with engine.begin() as conn:
         _save_calls(conn, target.account_id, run, now)
+        owners = comment_owners(suggestions)
         for suggestion_id, item in suggestions:
+            new = _suggestion(target, run, suggestion_id, item, lessons_sha256, context or {})
             store.record_suggestion(
-                conn,
-                _suggestion(target, run, suggestion_id, item, lessons_sha256, context or {}),
-                now=now,
+                conn, replace(new, comment_of=owners.get(suggestion_id)), now=now
             )
             _save_agreements(conn, target.account_id, run.review_id, suggestion_id, item, now)
         record_proofs(conn, _proofs(target, run.review_id, suggestions, now))

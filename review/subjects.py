@@ -25,13 +25,6 @@ def finding_subject(lens: str, title: str, path: str) -> str:
     return f"finding:{entry_key(lens, title)}:{path.strip()}"
 
 
-def finding_of_subject(subject: str) -> tuple[str, str] | None:
-    """The (entry key, path) a finding subject names; None for any other subject."""
-    kind, _, rest = subject.partition(":")
-    key, sep, path = rest.partition(":")
-    return (key, path) if kind == "finding" and sep else None
-
-
 def hypothesis_subject(text: str) -> str:
     return f"hypothesis:{_normal(text)}"
 

@@ -15,6 +15,7 @@ from continual.ledger.values import (
     ReviewHanded,
     RuleCount,
 )
+from continual.summary import is_summary_id
 from continual.tables import (
     Agreement,
     CallRecordRow,
@@ -46,16 +47,16 @@ def outcomes(conn: Connection, account_id: int) -> dict[str, str]:
 
 
 def guided(conn: Connection, account_id: int) -> tuple[set[str], set[str]]:
-    """Guidance sets and review sessions that were handed at least one lesson."""
+    """Guidance sets and review sessions that were handed at least one lesson (a memory summary
+    alone is not a lesson)."""
     rows = conn.execute(
         select(
             Injection.set_sha256, Injection.session_id, Injection.surface, Injection.entries
         ).where(Injection.account_id == account_id)
     ).all()
-    sets = {r.set_sha256 for r in rows if json.loads(r.entries)}
-    reviews = {
-        r.session_id for r in rows if r.surface == Surface.REVIEW.value and json.loads(r.entries)
-    }
+    lessons = [r for r in rows if any(not is_summary_id(i) for i, _ in json.loads(r.entries))]
+    sets = {r.set_sha256 for r in lessons}
+    reviews = {r.session_id for r in lessons if r.surface == Surface.REVIEW.value}
     return sets, reviews
 
 

@@ -14,6 +14,7 @@ from continual.associations import associate
 from continual.maintenance.records import add_event, latest_action
 from continual.maintenance.rules import Action, Lesson, Verdict
 from continual.tables import Entry, LessonProvenance, Receipt
+from continual.tombstones import hold_sources, release_sources
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ def _retire(conn: Connection, verdict: Verdict, *, now: int) -> None:
         deleted_ms=now,
         tombstone_sources=json.dumps(sources),
     )
+    hold_sources(conn, current.account_id, verdict.entry_id, sources, now=now)
     add_event(
         conn,
         current,
@@ -224,6 +226,7 @@ def restore(conn: Connection, entry_id: str, *, expected: int, actor: str, now: 
     )
     if result.rowcount != 1:
         raise store.RevisionConflict(entry_id, expected)
+    release_sources(conn, entry_id)
     store.touch_account(conn, current.account_id)
     add_event(
         conn,

@@ -11,7 +11,7 @@ from continual.memory.files import (
     write_session_file,
 )
 from continual.memory.forget import Forgotten, forget
-from continual.memory.items import ItemKind, MemoryHit, MemoryItem, kept_as
+from continual.memory.items import ItemKind, MemoryHit, MemoryItem, finding_of_subject, kept_as
 from continual.memory.render import (
     RECALLED_HEADER,
     Relevance,
@@ -44,6 +44,7 @@ __all__ = [
     "cited_line",
     "delete_rows",
     "find_session_file",
+    "finding_of_subject",
     "for_call",
     "forget",
     "handed_key",

@@ -50,6 +50,14 @@ class MemoryHit:
     seat: str
 
 
+def finding_of_subject(subject: str) -> tuple[str, str] | None:
+    """The (entry key, path) a finding's subject (``finding:<key>:<path>``) names; None for any
+    other subject."""
+    kind, _, rest = subject.partition(":")
+    key, sep, path = rest.partition(":")
+    return (key, path) if kind == "finding" and sep else None
+
+
 def kept_as(kind: ItemKind, now: datetime) -> tuple[EntryState, datetime]:
     """The state and expiry an item of ``kind`` is kept with: an executed tool path is active
     for 90 days; hypotheses, findings and facts are candidates for 30."""

@@ -13,6 +13,7 @@ from continual.suppression.rules import (
     refused_cards,
     suppressing,
     suppressions_of,
+    unrefused,
 )
 from continual.suppression.store import (
     Withheld,
@@ -39,4 +40,5 @@ __all__ = [
     "suppressing",
     "suppressions",
     "suppressions_of",
+    "unrefused",
 ]

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from continual.lifecycle import DAY_MS
+from continual.memory.items import MemoryItem, finding_of_subject
 from continual.values import Decision
 
 DEFAULT_SUPPRESS_DAYS = 180
@@ -41,6 +42,7 @@ class Mechanism:
     demoted: bool = False
     lifted_ms: int | None = None
     revision: int = 1
+    aliases: tuple[str, ...] = ()  # keys of entries consolidated into this one
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +64,11 @@ class Suppression:
     until_ms: int | None
     repository_wide: bool
     revision: int = 1
+    aliases: tuple[str, ...] = ()  # keys of entries consolidated into this one
 
     def covers(self, key: str, path: str) -> bool:
-        return self.key == key and (self.repository_wide or self.path == path)
+        same = self.key == key or key in self.aliases
+        return same and (self.repository_wide or self.path == path)
 
 
 def is_repository_wide(reason: str | None) -> bool:
@@ -112,6 +116,7 @@ def suppressions_of(
                 until_ms=None,
                 repository_wide=True,
                 revision=mechanism.revision,
+                aliases=mechanism.aliases,
             ),
         )
     if not standing:
@@ -140,6 +145,7 @@ def suppressions_of(
             until_ms=until,
             repository_wide=bool(wide),
             revision=mechanism.revision,
+            aliases=mechanism.aliases,
         )
         for verdict in chosen
     )
@@ -148,6 +154,17 @@ def suppressions_of(
 def suppressing(suppressions: Sequence[Suppression], key: str, path: str) -> Suppression | None:
     """The suppression that refuses a finding of mechanism `key` at `path`, if any."""
     return next((s for s in suppressions if s.covers(key, path)), None)
+
+
+def unrefused(items: Sequence[MemoryItem], found: Sequence[Suppression]) -> list[MemoryItem]:
+    """Memory items without the findings of refused mechanisms: a dismissed mechanism's finding,
+    remembered from an earlier review, is not handed again."""
+    return [
+        item
+        for item in items
+        if (finding := finding_of_subject(item.subject)) is None
+        or suppressing(found, *finding) is None
+    ]
 
 
 def refused_cards(found: Iterable[Suppression]) -> set[tuple[str, int]]:

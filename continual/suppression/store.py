@@ -59,6 +59,13 @@ def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
     ]
     if not entries:
         return []
+    aliases: dict[str, list[str]] = {}
+    for alias in conn.execute(
+        select(Entry.key, Entry.replaced_by)
+        .where(Entry.replaced_by.in_([row.id for row in entries]))
+        .order_by(Entry.key)
+    ).all():
+        aliases.setdefault(str(alias.replaced_by), []).append(alias.key)
     rows = conn.execute(
         select(Receipt, Suggestion.path)
         .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
@@ -83,6 +90,7 @@ def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
             demoted=row.demoted_ms is not None,
             lifted_ms=row.suppression_lifted_ms,
             revision=row.revision,
+            aliases=tuple(aliases.get(row.id, ())),
         )
         for row in entries
     ]

@@ -7,6 +7,7 @@ from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
 from continual.proofs import ProofRow
+from continual.summary.rows import MemorySummaryRow
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
@@ -17,7 +18,14 @@ from continual.tables.reviews import (
     ReviewState,
     SuppressedFinding,
 )
-from continual.tables.store import Account, Entry, Receipt, Repository, Suggestion
+from continual.tables.store import (
+    Account,
+    Entry,
+    Receipt,
+    Repository,
+    Suggestion,
+    TombstonedSource,
+)
 
 __all__ = [
     "Account",
@@ -32,6 +40,7 @@ __all__ = [
     "LessonProvenance",
     "MemoryHitRow",
     "MemoryItemRow",
+    "MemorySummaryRow",
     "Person",
     "ProofRow",
     "Receipt",
@@ -41,4 +50,5 @@ __all__ = [
     "Suggestion",
     "SuppressedFinding",
     "Token",
+    "TombstonedSource",
 ]

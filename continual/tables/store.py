@@ -74,6 +74,9 @@ class Suggestion(Base):
     comment_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     proven: Mapped[bool] = mapped_column(Boolean, default=False)
     created_ms: Mapped[int] = mapped_column(BigInteger)
+    # The suggestion whose comment carries this finding too: the same finding raised under
+    # another lens at the same line is posted once, and a reply to that comment decides both.
+    comment_of: Mapped[str | None] = mapped_column(String(64), index=True)
     # Who resolved the suggestion's thread on GitHub, and when it was seen: evidence, never a decision.
     resolved_by: Mapped[str | None] = mapped_column(String(100))
     resolved_ms: Mapped[int | None] = mapped_column(BigInteger)
@@ -122,6 +125,23 @@ class Entry(Base):
     created_ms: Mapped[int] = mapped_column(BigInteger)
     deleted_ms: Mapped[int | None] = mapped_column(BigInteger)
     tombstone_sources: Mapped[str | None] = mapped_column(Text)  # JSON list of suggestion ids
+    # Consolidated into another entry of the repository: retired (deleted_ms set, text kept), its
+    # receipts moved to that entry, and decisions on its key go there from now on.
+    replaced_by: Mapped[str | None] = mapped_column(String(64), index=True)
+
+
+class TombstonedSource(Base):
+    """A suggestion whose entry was deleted: it never decides anything again, whatever entry
+    its key holds later."""
+
+    __tablename__ = "tombstoned_sources"
+
+    suggestion_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    entry_id: Mapped[str] = mapped_column(String(64))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 class Receipt(Base):

@@ -195,6 +195,24 @@ SCHEMAS: dict[str, Any] = {
             "recorded": {"type": "boolean"},
         }
     ),
+    "MemorySummary": _object(
+        {
+            "repository": STRING,
+            "id": STRING,
+            "revision": INTEGER,
+            "text": STRING,
+            "chars": INTEGER,
+            "max_chars": INTEGER,
+            "lessons": INTEGER,
+            "memories": INTEGER,
+            "omitted": INTEGER,
+            "fingerprint": SHA256,
+            "built_at": {"type": "string", "format": "date-time"},
+            "cleared": {"type": "boolean"},
+            "cleared_at": _nullable("string"),
+            "cleared_by": _nullable("string"),
+        }
+    ),
     "Preference": _object(
         {
             "person": STRING,
@@ -413,6 +431,25 @@ PATHS: dict[str, Any] = {
             _param("path", "a root-relative path the call touches", many=True),
             _param("identifier", "a whole identifier the call touches", many=True),
             _param("word", "a word of the call (keyword groups)", many=True),
+        )
+    },
+    "/v1/memory/summary": {
+        "get": _op(
+            "the repository's memory summary, as reviews and briefs are handed it",
+            _json("MemorySummary", "the summary (rebuilt first when its sources changed)"),
+            REPO,
+        ),
+        "delete": _op(
+            "withdraw the summary until the repository's lessons or memory change",
+            _json("MemorySummary", "the cleared summary"),
+            REPO,
+        ),
+    },
+    "/v1/memory/summary/rebuild": {
+        "post": _op(
+            "build the summary again now",
+            _json("MemorySummary", "the rebuilt summary"),
+            REPO,
         )
     },
     "/v1/review-ledger": {

@@ -10,6 +10,8 @@ from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.persons import Caller, Preference
 from continual.proofs import ProofEvidence
 from continual.recall.snapshot import Lesson, SourceReceipt
+from continual.summary import SUMMARY_MAX_CHARS
+from continual.summary.store import StoredSummary
 from continual.suppression import Suppression
 from continual.surfaces import Handed, Target
 from ghapp.api.auth import iso
@@ -163,3 +165,23 @@ def active_json(target: Target, handed: Handed, lessons: dict[str, Lesson]) -> d
 
 def preference_json(caller: Caller, card: Preference) -> dict[str, Any]:
     return {"person": caller.login, **card.as_json()}
+
+
+def summary_json(summary: StoredSummary) -> dict[str, Any]:
+    """A repository's memory summary: exactly the text handed, and what it was built from."""
+    return {
+        "repository": summary.repository,
+        "id": summary.id,
+        "revision": summary.revision,
+        "text": summary.text,
+        "chars": summary.chars,
+        "max_chars": SUMMARY_MAX_CHARS,
+        "lessons": summary.lessons,
+        "memories": summary.memories,
+        "omitted": summary.omitted,
+        "fingerprint": summary.fingerprint,
+        "built_at": iso(summary.built_ms),
+        "cleared": summary.cleared_ms is not None,
+        "cleared_at": iso(summary.cleared_ms),
+        "cleared_by": summary.cleared_by,
+    }

@@ -1,4 +1,5 @@
-"""`hindsight memory show|clear <review>` and `hindsight ledger`: the review's own records."""
+"""`hindsight memory show|clear <review>` and `hindsight ledger`: the review's own records
+(`hindsight memory summary` and `hindsight consolidate` are in `ghapp/cli/lessons.py`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from continual.ledger import Counts, RepositoryLedger, review_ledger
 from continual.tables import Account
 from ghapp.api.shapes import ledger_json
 from ghapp.cli.common import open_engine
+from ghapp.cli.lessons import add_commands as add_lesson_commands
 from ghapp.db import reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
@@ -146,8 +148,12 @@ def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_commands(subparsers: Any) -> None:
     """Register `memory` and `ledger` on the `hindsight` command's subparsers."""
-    memory = subparsers.add_parser("memory", help="show or clear one review's session memory")
-    memory_sub = memory.add_subparsers(dest="memory_command", metavar="show|clear", required=True)
+    memory = subparsers.add_parser(
+        "memory", help="show or clear one review's session memory; a repository's summary"
+    )
+    memory_sub = memory.add_subparsers(
+        dest="memory_command", metavar="show|clear|summary", required=True
+    )
     show = memory_sub.add_parser("show", help="print the review's session-memory.jsonl")
     show.add_argument("review", help="the review id (r_…)")
     show.add_argument("--json", action="store_true", help="the raw JSON lines")
@@ -155,6 +161,7 @@ def add_commands(subparsers: Any) -> None:
     clear.add_argument("review", help="the review id (r_…)")
     clear.set_defaults(json=False)
     memory.set_defaults(run=cmd_memory)
+    add_lesson_commands(subparsers, memory_sub)
 
     ledger = subparsers.add_parser("ledger", help="reviews, calls, suggestions and outcomes")
     ledger.add_argument("--repo", help="only this repository (owner/name)")

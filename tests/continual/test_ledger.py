@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import FrozenInstanceError
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert
 
 from continual.ledger import Counts, RepositoryLedger, RuleCount, review_ledger
 from continual.recall.snapshot import Lesson
+from continual.tables import Injection
 from tests.support.recall import NOW, accept, seed, suggest
 
 
@@ -84,3 +85,23 @@ def test_decisions_are_counted_by_the_signal_behind_them() -> None:
     assert counted["grammar"] == (2, 0) and counted["natural"] == (0, 1)
     assert counted["judge"] == (0, 3) and counted["applied"] == (1, 0)
     assert counted["reaction"] == (0, 0) and counted["elsewhere"] == (4, 0)
+
+
+def test_a_set_of_only_a_memory_summary_is_not_guidance_with_lessons(engine: Engine) -> None:
+    org = seed(engine, 1, "octo", "app")
+    suggest(engine, org, "octo/app", review_id="rev-1")
+    with engine.begin() as conn:
+        conn.execute(
+            insert(Injection).values(
+                account_id=1,
+                repository_id=org.repos["octo/app"],
+                session_id="rev-1",
+                surface="review",
+                set_sha256="f" * 64,
+                entries='[["summary_11", 1]]',
+                chars=300,
+                at_ms=NOW,
+            )
+        )
+    (app,) = ledger_of(engine, brain=False)
+    assert app.acceptance.with_lessons.total == 0 and app.acceptance.without_lessons.total == 1

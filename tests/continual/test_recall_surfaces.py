@@ -17,6 +17,7 @@ from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem, save_items
 from continual.packing import approx_tokens
 from continual.persons import Preference, Recording
 from continual.recall.snapshot import build_snapshot
+from continual.summary import is_summary_id
 from continual.surfaces import (
     PUSH_MAX_TOKENS,
     Handed,
@@ -54,6 +55,11 @@ def target(engine: Engine, tenant: Tenant, repo: str = "octo/app") -> Target:
         found = target_named(conn, tenant.account_id, repo)
     assert found is not None
     return found
+
+
+def lessons_in(handed: Handed) -> tuple[tuple[str, int], ...]:
+    """The lesson entries a hand-out recorded (the memory summary is recorded beside them)."""
+    return tuple(e for e in handed.entries if not is_summary_id(e[0]))
 
 
 def review(engine: Engine, store_dir: Path, tenant: Tenant, session: str, **kw: object) -> Handed:
@@ -95,11 +101,12 @@ def test_review_packs_within_the_cap_and_counts_omitted(
     for name in NAMES:
         accept(engine, org, "octo/app", name=name)
     handed = review(engine, tmp_path, org, "r1", cap=2)
-    assert len(handed.entries) == 2
+    assert len(lessons_in(handed)) == 2
     assert handed.omitted == len(NAMES) - 2
-    assert handed.text.endswith(f"{len(NAMES) - 2} more omitted")
+    lessons_block = handed.text.split("\n\n")[0]
+    assert lessons_block.endswith(f"{len(NAMES) - 2} more omitted")
     ids = sorted(e.id for e in live_entries(engine))
-    assert [i for i, _ in handed.entries] == ids[:2], "same score: ordered by entry id"
+    assert [i for i, _ in lessons_in(handed)] == ids[:2], "same score: ordered by entry id"
     assert [lesson.id for lesson in handed.lessons] == ids[:2]
     for lesson in handed.lessons:
         assert lesson.text in handed.text
@@ -111,11 +118,11 @@ def test_review_char_budget_hands_only_complete_cards(
     for name in NAMES:
         accept(engine, org, "octo/app", name=name)
     full = review(engine, tmp_path, org, "wide", cap=20)
-    limit = len(full.text) // 2
+    limit = (len(full.text) - len(full.summary)) // 2
     handed = review(engine, tmp_path, org, "narrow", cap=20, max_chars=limit)
     assert handed.chars <= limit
-    assert 0 < len(handed.entries) < len(NAMES)
-    assert handed.omitted == len(NAMES) - len(handed.entries)
+    assert 0 < len(lessons_in(handed)) < len(NAMES)
+    assert handed.omitted == len(NAMES) - len(lessons_in(handed))
     assert all(lesson.text in handed.text for lesson in handed.lessons)
 
 
@@ -125,7 +132,7 @@ def test_brief_respects_lesson_cap_and_token_budget(
     for name in NAMES:
         accept(engine, org, "octo/app", name=name)
     handed = brief(engine, tmp_path, org, "s1", Preference(lesson_cap=4), NOW)
-    assert len(handed.entries) == 4
+    assert len(lessons_in(handed)) == 4
     assert handed.omitted == 2
     assert approx_tokens(handed.text) <= PUSH_MAX_TOKENS
 
@@ -166,14 +173,21 @@ def test_brief_hands_recalled_memory_as_cited_facts_within_the_token_budget(
     assert RECALLED_HEADER not in lessons_only.text
 
     handed = brief(engine, tmp_path, org, "s2", Preference(surfacing=2), NOW)
-    lessons, memory = handed.text.split("\n\n")
+    lessons, summary, memory = handed.text.split("\n\n")
     assert lessons == lessons_only.text
+    assert summary == handed.summary and summary.startswith("Memory summary for octo/app.")
+    assert len(summary) <= 2_000
+    in_summary = [line for line in summary.splitlines() if line.startswith(f"- {wide}")]
+    assert in_summary[0] == f"- {wide} 199 (session r_new, seat alpha, commit ccccccc)"
     lines = memory.splitlines()
     assert lines[0] == RECALLED_HEADER
-    assert lines[1] == f"- {wide} 199 (session r_new, seat alpha, commit ccccccc)"
+    assert not set(lines) & set(in_summary), "what the summary says is not repeated"
+    assert (
+        lines[1] == f"- {wide} {199 - len(in_summary)} (session r_new, seat alpha, commit ccccccc)"
+    )
     assert "r_old" not in memory, "one line per subject: the newest session's"
     assert re.fullmatch(r"\d+ more omitted", lines[-1])
-    assert len(lines) - 2 + int(lines[-1].split()[0]) == 200
+    assert len(in_summary) + len(lines) - 2 + int(lines[-1].split()[0]) == 200
     assert approx_tokens(handed.text) <= PUSH_MAX_TOKENS
     # counted in UTF-8 bytes: in characters the same budget would have held many more lines
     assert len(handed.text) < PUSH_MAX_TOKENS * 4 - 4 * len(lines[1])
@@ -200,13 +214,14 @@ def test_a_second_brief_hands_only_the_memory_lines_that_are_new(
 
     remember("r_two", 1, NOW - 5)
     second = brief(engine, tmp_path, org, "s1", card, NOW)
-    assert second.text.splitlines() == [
-        RECALLED_HEADER,
-        "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)",
-    ]
-    assert second.entries == (), "memory lines are not lesson entries"
+    # New memory makes a new summary revision, which the session may be handed again; the
+    # memory block repeats nothing, in the summary or handed before.
+    assert "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)" in second.summary
+    assert RECALLED_HEADER not in second.text
+    assert lessons_in(second) == (), "memory lines are not lesson entries"
     other = brief(engine, tmp_path, org, "s2", card, NOW)
-    assert other.text.splitlines()[1:] == [
+    memory = [line for line in other.text.splitlines() if "The cache is warmed" in line]
+    assert memory == [
         "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)",
         "- The cache is warmed 1 (session r_one, seat alpha, commit ccccccc)",
     ], "another session is handed every subject, each once, newest first"
@@ -218,8 +233,8 @@ def test_a_session_is_handed_an_entry_revision_once(
     accept(engine, org, "octo/app")
     card = Preference()
     first = brief(engine, tmp_path, org, "s1", card, NOW)
-    assert len(first.entries) == 1
-    assert brief(engine, tmp_path, org, "s1", card, NOW).entries == ()
+    assert len(lessons_in(first)) == 1
+    assert lessons_in(brief(engine, tmp_path, org, "s1", card, NOW)) == ()
     ctx = hand_context(
         engine,
         tmp_path,
@@ -230,8 +245,8 @@ def test_a_session_is_handed_an_entry_revision_once(
         person_id=None,
         now=NOW,
     )
-    assert ctx.entries == (), "the context surface shares the session's dedupe"
-    assert brief(engine, tmp_path, org, "s2", card, NOW).entries == first.entries
+    assert lessons_in(ctx) == (), "the context surface shares the session's dedupe"
+    assert lessons_in(brief(engine, tmp_path, org, "s2", card, NOW)) == lessons_in(first)
 
     # A new revision of the entry may be handed again to the same session.
     entry = entry_of(engine, org.repos["octo/app"], "parse_config")
@@ -241,7 +256,7 @@ def test_a_session_is_handed_an_entry_revision_once(
         )
         store.person_edit(conn, entry.id, expected=revision, demote=False, actor="p", now=NOW)
     again = brief(engine, tmp_path, org, "s1", card, NOW)
-    assert again.entries == ((entry.id, entry.revision + 2),)
+    assert lessons_in(again) == ((entry.id, entry.revision + 2),)
 
 
 def test_injection_lines_match_the_handed_text(
@@ -261,7 +276,7 @@ def test_injection_lines_match_the_handed_text(
         assert line["chars"] == len(hand.text)
         assert set(line) == {"at_ms", "session_id", "surface", "set_sha256", "entries", "chars"}
     assert (
-        f"[hindsight continual] rev-1 -> review 2 entries set {handed.set_sha256[:12]} "
+        f"[hindsight continual] rev-1 -> review 3 entries set {handed.set_sha256[:12]} "
         f"{handed.chars} chars"
     ) in caplog.messages
     with engine.connect() as conn:
@@ -275,7 +290,7 @@ def test_a_retried_review_gets_the_same_set_recorded_once(
     accept(engine, org, "octo/app")
     first = review(engine, tmp_path, org, "rev-1")
     second = review(engine, tmp_path, org, "rev-1")
-    assert second.text == first.text and second.entries == first.entries
+    assert second.text == first.text and lessons_in(second) == lessons_in(first)
     assert len(lines(tmp_path)) == 1
 
 
@@ -284,8 +299,8 @@ def test_expiry_and_confirmation_follow_the_clock(
 ) -> None:
     accept(engine, org, "octo/app", at=NOW)
     card = Preference()
-    assert len(brief(engine, tmp_path, org, "a", card, NOW + 29 * DAY).entries) == 1
-    assert brief(engine, tmp_path, org, "b", card, NOW + 31 * DAY).entries == ()
+    assert len(lessons_in(brief(engine, tmp_path, org, "a", card, NOW + 29 * DAY))) == 1
+    assert lessons_in(brief(engine, tmp_path, org, "b", card, NOW + 31 * DAY)) == ()
     with engine.connect() as conn:
         (lesson,) = build_snapshot(conn, org.account_id, now=NOW + 31 * DAY).lessons
     assert lesson.state is EntryState.EXPIRED
@@ -295,7 +310,7 @@ def test_expiry_and_confirmation_follow_the_clock(
     (entry,) = live_entries(engine)
     assert entry.expires_ms == NOW + 61 * DAY
     confirmed = brief(engine, tmp_path, org, "c", card, NOW + 32 * DAY)
-    assert [i for i, _ in confirmed.entries] == [entry.id]
+    assert [i for i, _ in lessons_in(confirmed)] == [entry.id]
     with engine.connect() as conn:
         (lesson,) = build_snapshot(conn, org.account_id, now=NOW + 32 * DAY).lessons
     assert (lesson.state, lesson.confirmations) == (EntryState.ACTIVE, 2)
@@ -316,18 +331,18 @@ def test_surfacing_levels(engine: Engine, org: Tenant, tmp_path: Path) -> None:
             person_id=None,
             now=NOW,
         )
-        assert len(pushed.entries) == expected
+        assert len(lessons_in(pushed)) == expected
 
 
 def test_recording_off_and_incognito(engine: Engine, org: Tenant, tmp_path: Path) -> None:
     accept(engine, org, "octo/app")
     off = Preference(recording=Recording.OFF)
-    assert len(brief(engine, tmp_path, org, "s", off, NOW).entries) == 1
-    assert len(brief(engine, tmp_path, org, "s", off, NOW).entries) == 1, "nothing kept"
+    assert len(lessons_in(brief(engine, tmp_path, org, "s", off, NOW))) == 1
+    assert len(lessons_in(brief(engine, tmp_path, org, "s", off, NOW))) == 1, "nothing kept"
     incognito = Preference(recording=Recording.INCOGNITO)
     first = brief(engine, tmp_path, org, "i", incognito, NOW)
-    assert first.recorded and len(first.entries) == 1
-    assert brief(engine, tmp_path, org, "i", incognito, NOW).entries == (), "deduped in session"
+    assert first.recorded and len(lessons_in(first)) == 1
+    assert lessons_in(brief(engine, tmp_path, org, "i", incognito, NOW)) == (), "deduped in session"
     assert lines(tmp_path) == [], "neither leaves a line in injections.jsonl"
     with engine.connect() as conn:
         rows = conn.execute(select(Injection)).all()
@@ -341,7 +356,7 @@ def test_only_active_entries_of_the_repository_are_handed(
     candidate = suggest(engine, org, "octo/app", name="open_socket", lab=None)
     decide(engine, candidate)
     handed = review(engine, tmp_path, org, "r", paths=["src/app.py"])
-    assert handed.entries == () and handed.text == ""
+    assert lessons_in(handed) == () and handed.text == ""
     assert lines(tmp_path) == [], "an empty hand is not recorded"
 
 
@@ -354,8 +369,8 @@ def test_tombstone_is_not_recreated_by_the_same_suggestion(
         store.tombstone(conn, entry.id, expected=entry.revision, now=NOW)
     decide(engine, sid, at=NOW + 1000)
     assert live_entries(engine) == []
-    assert review(engine, tmp_path, org, "r").entries == ()
+    assert lessons_in(review(engine, tmp_path, org, "r")) == ()
     accept(engine, org, "octo/app", at=NOW + 2000)
     (fresh,) = live_entries(engine)
     assert fresh.id != entry.id and fresh.key == entry.key
-    assert [i for i, _ in review(engine, tmp_path, org, "r2").entries] == [fresh.id]
+    assert [i for i, _ in lessons_in(review(engine, tmp_path, org, "r2"))] == [fresh.id]

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 
 from continual.proofs import NewProof, ProofEvidence, record_proofs
 from continual.recall.snapshot import build_snapshot, widened
+from continual.summary import is_summary_id
 from continual.surfaces import hand_review_lessons
 from continual.values import Scope, Source
 from tests.support.recall import NOW, Tenant, accept, decide, entry_of, seed, suggest
@@ -35,7 +36,7 @@ def handed_in(engine: Engine, tenant: Tenant, repo: str, tmp_path: Path) -> list
         paths=["src/app.py"],
         now=NOW,
     )
-    return [entry_id for entry_id, _ in handed.entries]
+    return [entry_id for entry_id, _ in handed.entries if not is_summary_id(entry_id)]
 
 
 def test_pure_rule() -> None:

@@ -88,7 +88,8 @@ def test_active_brief_and_context(world: World) -> None:
 
     brief = world.api.call("GET", "/v1/brief", params={"repo": "octo/app", "session": "s1"})
     assert world.api.status == 200
-    assert brief["recorded"] is True and len(brief["entries"]) == 2
+    assert brief["recorded"] is True and len(brief["lessons"]) == 2
+    assert [e["id"] for e in brief["entries"]][-1].startswith("summary_"), "and the summary"
     assert brief["text"].count("(lesson ") == 2
     assert brief["set_sha256"] == hashlib.sha256(brief["text"].encode()).hexdigest()
 
@@ -241,7 +242,7 @@ def test_preference_round_trip_and_validation(world: World) -> None:
     changed = world.api.call("PUT", "/v1/persons/preference", json={"lesson_cap": 1})
     assert changed["lesson_cap"] == 1 and changed["surfacing"] == 3
     brief = world.api.call("GET", "/v1/brief", params={"repo": "octo/app", "session": "capped"})
-    assert len(brief["entries"]) == 1 and brief["omitted"] == 1
+    assert len(brief["lessons"]) == 1 and brief["omitted"] == 1
     for bad, field in (
         ({"surfacing": 4}, "surfacing"),
         ({"surfacing": True}, "surfacing"),
@@ -265,3 +266,70 @@ def test_token_use_is_noted_and_revocation_locks_out(world: World) -> None:
         conn.execute(update(Token).values(revoked_ms=NOW))
     body = world.api.call("GET", "/v1/recall")
     assert world.api.status == 401 and body["error"]["code"] == "unauthorized"
+
+
+def _remember(world: World, text: str, subject: str) -> None:
+    with world.engine.begin() as conn:
+        conn.execute(
+            insert(MemoryItemRow).values(
+                account_id=1,
+                repository_id=world.org.repos["octo/app"],
+                review_id="rev-9",
+                kind="tool_path",
+                subject=subject,
+                text=text,
+                seat="alpha",
+                commit="b" * 40,
+                state="active",
+                expires_ms=NOW + 10**9,
+                created_ms=NOW,
+            )
+        )
+
+
+def test_memory_summary_view_clear_and_rebuild(world: World) -> None:
+    summary = "/v1/memory/summary"
+    params = {"repo": "octo/app"}
+    first = world.api.call("GET", summary, params=params)
+    assert world.api.status == 200
+    assert first["text"].startswith("Memory summary for octo/app. Memory is a heuristic")
+    assert "Unchecked load_rows result (correctness; lesson " in first["text"]
+    assert first["lessons"] == 2 and first["memories"] == 0 and not first["cleared"]
+    assert first["chars"] == len(first["text"]) <= first["max_chars"] == 2000
+    again = world.api.call("GET", summary, params=params)
+    assert again["revision"] == first["revision"], "unchanged sources: not rebuilt"
+
+    cleared = world.api.call("DELETE", summary, params=params)
+    assert cleared["cleared"] and cleared["cleared_by"] == "mona" and cleared["text"] == ""
+    brief = world.api.call("GET", "/v1/brief", params={**params, "session": "agent-1"})
+    assert "Memory summary" not in brief["text"], "a cleared summary is not handed"
+    assert world.api.call("GET", summary, params=params)["cleared"], "still withdrawn"
+
+    _remember(world, "PYTHONPATH=src pytest -q passed where pytest -q failed", "pytest")
+    changed = world.api.call("GET", summary, params=params)
+    assert not changed["cleared"] and changed["memories"] == 1, "new memory rebuilds it"
+    assert "(session rev-9, seat alpha, commit bbbbbbb)" in changed["text"]
+
+    rebuilt = world.api.call("POST", f"{summary}/rebuild", params=params)
+    assert rebuilt["revision"] == changed["revision"] + 1 and rebuilt["text"] == changed["text"]
+
+    brief = world.api.call("GET", "/v1/brief", params={**params, "session": "agent-2"})
+    assert rebuilt["text"] in brief["text"]
+    assert {"id": rebuilt["id"], "revision": rebuilt["revision"]} in brief["entries"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params", "status"),
+    [
+        ("GET", "/v1/memory/summary", {}, 422),
+        ("GET", "/v1/memory/summary", {"repo": "octo/nope"}, 404),
+        ("GET", "/v1/memory/summary", {"repo": "other/app"}, 404),
+        ("DELETE", "/v1/memory/summary", {"repo": "not a repo"}, 422),
+        ("POST", "/v1/memory/summary/rebuild", {}, 422),
+    ],
+)
+def test_memory_summary_bad_input(
+    world: World, method: str, path: str, params: dict[str, str], status: int
+) -> None:
+    body = world.api.call(method, path, params=params)
+    assert world.api.status == status and body["error"]["code"]

@@ -36,13 +36,16 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
     out = result.stdout
     for expected in (
         "[1/9]",
-        "one review posted with",
+        "one review posted with 4 comments for 5 suggestions",
+        "'File opened without a context manager' is one comment for 2 lenses "
+        "(correctness, performance)",
         "receipt: accepted by olivia",
         "receipt: dismissed by olivia (rule grammar.dismiss, reason false-positive)",
         "[active] Catch the specific exception",
         "[dismissed] eval of dynamic input — not raised again at src/payments/charge.py "
         "(false-positive, olivia)",
         "the review was handed 1 lesson(s)",
+        "memories), framed as a heuristic to check against the code",
         "not posted: 'eval of dynamic input' at line 5 (suppressed by receipt #",
         ": false-positive by olivia)",
         "findings not posted (dismissed here before): 1",

@@ -22,6 +22,7 @@ from continual.tables import (
     CallRecordRow,
     MemoryHitRow,
     MemoryItemRow,
+    MemorySummaryRow,
     Receipt,
     ReviewRecord,
     Suggestion,
@@ -81,14 +82,20 @@ def test_opened_pull_gets_one_review_from_two_seats_two_lenses_and_several_shard
         assert h.review_posts() == 1
         (post,) = h.sim.requests("POST", REVIEW_POSTS)
         comments = post.body["comments"]
-        # 4 files × 2 lenses = 8 mechanisms-on-a-line; beta's identical findings are agreements.
-        assert len(comments) == 8
+        # 4 files × 2 lenses = 8 mechanisms-on-a-line, but one finding per line: each comment
+        # names both lenses and both seats (beta's identical findings are agreements).
+        assert len(comments) == 4
         markers = [parse_suggestion_marker(c["body"]) for c in comments]
         assert all(marker is not None for marker in markers)
         assert all(
             "```suggestion\nconfig = parse_config(raw) or {}\n```" in c["body"] for c in comments
         )
-        assert all("Also reported by: beta (other-lab)." in c["body"] for c in comments)
+        assert all("(correctness, tests)" in c["body"] for c in comments)
+        assert all(
+            "Raised under 2 lenses: alpha (correctness), beta (correctness), alpha (tests), "
+            "beta (tests)." in c["body"]
+            for c in comments
+        )
 
         requests = requests_of(logs)
         assert len(requests) == 16
@@ -106,7 +113,11 @@ def test_opened_pull_gets_one_review_from_two_seats_two_lenses_and_several_shard
     assert len(suggestions) == 8
     assert {s.seat for s in suggestions} == {"alpha"}
     assert all(s.comment_id is not None and s.set_sha256 for s in suggestions)
-    assert {m.suggestion_id for m in markers if m} == {s.id for s in suggestions}
+    carrying = {m.suggestion_id for m in markers if m}
+    assert carrying == {s.id for s in suggestions if s.comment_of is None}
+    assert {s.comment_of for s in suggestions if s.comment_of is not None} == carrying
+    assert len({s.comment_id for s in suggestions}) == 4, "each lens's row links to one comment"
+    assert {s.lens for s in suggestions} == {"correctness", "tests"}
     assert len(_rows(engine, Agreement)) == 8
     calls = _rows(engine, CallRecordRow)
     assert len(calls) == 16 and {c.status for c in calls} == {"ok"}
@@ -281,6 +292,11 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
 
     assert f"- {lesson}" in request["header"]
     assert [lesson["text"] for lesson in request["lessons"]] == [lesson]
+    # The repository's memory summary sits in the shared header, under its heuristic framing.
+    (summary,) = _rows(engine, MemorySummaryRow)
+    assert summary.text.startswith("Memory summary for octo-org/widgets. Memory is a heuristic")
+    assert "Unchecked parse_config result (correctness; lesson " in summary.text
+    assert summary.text in request["header"] and request["prompt"].startswith(request["header"])
     reviews = sorted(_rows(engine, ReviewRecord), key=lambda r: r.pr)
     assert reviews[1].lessons == 1 and reviews[1].set_sha256 != reviews[0].set_sha256
     (second,) = [s for s in _rows(engine, Suggestion) if s.pr == 2]

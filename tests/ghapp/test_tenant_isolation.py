@@ -38,6 +38,9 @@ CALLS = [
     Call("DELETE", "/v1/recall/{entry_id}", {}, None, "404"),
     Call("POST", "/v1/recall/{entry_id}/restore", {}, {"expected_revision": 2}, "404"),
     Call("DELETE", "/v1/sessions/{session_id}", {}, None, "404"),
+    Call("GET", "/v1/memory/summary", {"repo": "bee/app"}, None, "404"),
+    Call("DELETE", "/v1/memory/summary", {"repo": "bee/app"}, None, "404"),
+    Call("POST", "/v1/memory/summary/rebuild", {"repo": "bee/app"}, None, "404"),
 ]
 
 

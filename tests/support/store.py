@@ -14,6 +14,7 @@ from continual.entry_keys import entry_key
 from continual.stored import StoredSuggestion
 from continual.tables import Account, Repository
 from continual.values import Decision, Reason, Source
+from continual.writeback import new_entry_for
 
 ACCOUNT_ID = 101
 REPO_ID = 201
@@ -118,3 +119,15 @@ def stored_suggestion(sid: str, **fields: Any) -> StoredSuggestion:
         **fields,
     }
     return StoredSuggestion(**values)
+
+
+def entry_without_writeback(engine: Engine, sid: str, *, now: int) -> str:
+    """An entry of `sid`'s mechanism with its acceptance, made directly in the store (as entries
+    made before consolidation ran after each write-back); its id."""
+    with engine.begin() as conn:
+        found = store.suggestion(conn, sid)
+        assert found is not None
+        entry_id = store.create_entry(conn, new_entry_for(found), now=now)
+        receipt = store.NewReceipt(sid, Decision.ACCEPTED, Source.REPLY, now)
+        store.set_receipt(conn, entry_id, found.account_id, receipt, found)
+    return entry_id
