@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, text
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -26,6 +27,7 @@ from ghapp.db import (
     make_engine,
 )
 from ghapp.deps import Deps
+from ghapp.guard import Guard, descriptor_bound
 from ghapp.handlers import build_router
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
 from ghapp.jobs import Clock, JobQueue, now_ms
@@ -163,4 +165,9 @@ def create_app(
         Route("/readyz", readyz),
         *api.routes(),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    guard = Middleware(
+        Guard,
+        max_in_flight=descriptor_bound(settings.max_in_flight),
+        body_timeout_s=settings.body_timeout_s,
+    )
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[guard])

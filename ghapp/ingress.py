@@ -19,6 +19,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
+from ghapp.bodies import Refused, read_capped
+from ghapp.envelopes import BadPayload
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
 from ghapp.router import Router
 from ghapp.tables import Delivery
@@ -175,34 +177,12 @@ class DeliveryWriter:
         return results
 
 
-class Refused(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
 def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-async def read_capped(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """Read the body, refusing (413) as soon as it is known to be over `limit` bytes."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise Refused(400, "bad_request", "Content-Length is not a number")
-        if int(declared) > limit:
-            raise Refused(413, "too_large", f"the body is over {limit} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise Refused(413, "too_large", f"the body is over {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    # A refused body is not read further: end the connection rather than drain it.
+    headers = {"connection": "close"} if status == 413 else None
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
 
 
 def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> Incoming | Response:
@@ -224,6 +204,10 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
         return error_response(400, "bad_json", "the body is not a JSON object")
     if event == "ping":
         return JSONResponse({"ok": True, "zen": payload.get("zen")}, status_code=200)
+    try:
+        jobs = tuple(router.jobs_for(event, payload))
+    except BadPayload as exc:
+        return error_response(422, "bad_payload", str(exc))
     action = payload.get("action")
     installation = payload.get("installation")
     installation_id = installation.get("id") if isinstance(installation, dict) else None
@@ -234,7 +218,7 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
         action=action if isinstance(action, str) else None,
         installation_id=installation_id if isinstance(installation_id, int) else None,
         body=text,
-        jobs=tuple(router.jobs_for(event, payload)),
+        jobs=jobs,
     )
 
 
@@ -243,7 +227,7 @@ def webhook_endpoint(
 ) -> Callable[[Request], Any]:
     async def webhooks(request: Request) -> Response:
         try:
-            body = await read_capped(request)
+            body = await read_capped(request, MAX_BODY_BYTES)
         except Refused as rejected:
             return error_response(rejected.status, rejected.code, rejected.message)
         except ClientDisconnect:

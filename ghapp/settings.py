@@ -41,6 +41,13 @@ class Settings(BaseSettings):
     # How long a write-back caused by a reply or a review waits, so a burst becomes one run.
     writeback_coalesce_ms: int = Field(default=2_000, ge=0, le=600_000)
     log_level: str = "INFO"
+    # The door: requests in flight (also bounded by the descriptor limit), how long a body may
+    # take to arrive, and how large a request's line and headers may be.
+    max_in_flight: int = Field(default=512, ge=1, le=100_000)
+    body_timeout_s: float = Field(default=10.0, gt=0, le=3_600)
+    max_header_bytes: int = Field(default=64 * 1024, ge=4 * 1024, le=16 * 1024 * 1024)
+    # Delivery bodies older than this are pruned; their dedupe keys stay.
+    delivery_retention_days: int = Field(default=14, ge=1, le=3_650)
 
     @model_validator(mode="after")
     def _key_file_exists(self) -> Self:

@@ -37,6 +37,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from ghapp.app import create_app
+    from ghapp.serving import uvicorn_config
 
     settings.require_github()
     with open_engine(settings):  # refuse an unmigrated database before binding the port
@@ -50,7 +51,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         file=sys.stderr,
     )
     app = create_app(settings, run_worker=not args.no_worker)
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower(), log_config=None)
+    config = uvicorn_config(
+        app, settings, host=host, port=port, log_level=settings.log_level.lower(), log_config=None
+    )
+    uvicorn.Server(config).run()
     return 0
 
 

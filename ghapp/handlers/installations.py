@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from continual.tables import Repository
 from ghapp.deps import Deps
+from ghapp.envelopes import InstallationEvent, InstallationRepositoriesEvent
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload, Route, installation_key
 from ghapp.tables import Installation, JobState
@@ -89,6 +90,7 @@ ROUTES = [
         actions=frozenset({"created", "deleted", "suspend", "unsuspend"}),
         kind="installation.sync",
         handler=on_installation,
+        shape=InstallationEvent,
         serial_key=installation_key,
         lifecycle=True,
     ),
@@ -97,6 +99,7 @@ ROUTES = [
         actions=frozenset({"added", "removed"}),
         kind="installation.repositories",
         handler=on_installation_repositories,
+        shape=InstallationRepositoriesEvent,
         serial_key=installation_key,
         lifecycle=True,
     ),
