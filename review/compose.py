@@ -8,7 +8,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from continual.markers import with_suggestion_marker
+from continual.markers import (
+    last_match,
+    neutralise,
+    with_suggestion_marker,
+    without_suggestion_marker,
+)
 from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
 from review.shards import PullFile
@@ -31,7 +36,6 @@ BODY_EXCERPT_CHARS = 400
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _FENCE = re.compile(r"`{3,}")
-_MARKER = re.compile(r"<!--\s*hindsight:suggestion\b.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -100,8 +104,8 @@ def review_marker(review_id: str) -> str:
 
 
 def marked_review_id(body: str | None) -> str | None:
-    """The review id our marker in a posted review's body names, if any."""
-    match = REVIEW_MARKER_PATTERN.search(body or "")
+    """The review id the last review marker in a posted review's body names, if any."""
+    match = last_match(REVIEW_MARKER_PATTERN, body)
     return match.group(1) if match else None
 
 
@@ -113,13 +117,19 @@ def suggestion_block(code: str) -> str:
 
 
 def comment_body(item: PostedFinding, suggestion_id: str) -> str:
-    """Title, explanation, the suggestion block, proof and agreement notes, then the marker."""
+    """Title, explanation, the suggestion block, proof and agreement notes, then the marker.
+
+    The seat's words are neutralised (they cannot open or close a marker); the suggested code is
+    kept exactly, as applying it must give that code, and the marker after it is the one read.
+    """
     finding = item.finding
-    parts = [f"**{finding.title}** ({item.lens}, seat {item.seat})", "", finding.body.strip()]
+    title, text = neutralise(finding.title), neutralise(finding.body.strip())
+    parts = [f"**{title}** ({item.lens}, seat {item.seat})", "", text]
     if finding.suggestion is not None:
         parts += ["", suggestion_block(finding.suggestion)]
     if item.proven and finding.proof is not None:
-        parts += ["", PROVEN_NOTE.format(test=finding.proof.test.replace("`", "'"))]
+        test = neutralise(finding.proof.test.replace("`", "'"))
+        parts += ["", PROVEN_NOTE.format(test=test)]
     if item.agreements:
         seats = ", ".join(f"{a.seat} ({a.lab})" for a in item.agreements)
         parts += ["", AGREED_NOTE.format(seats=seats)]
@@ -127,7 +137,7 @@ def comment_body(item: PostedFinding, suggestion_id: str) -> str:
 
 
 def _excerpt(text: str) -> str:
-    line = " ".join(text.split())
+    line = " ".join(neutralise(text).split())
     return line if len(line) <= BODY_EXCERPT_CHARS else line[: BODY_EXCERPT_CHARS - 1] + "…"
 
 
@@ -135,7 +145,7 @@ def _outside_line(item: PostedFinding) -> str:
     finding = item.finding
     proven = " (proven)" if item.proven else ""
     return (
-        f"- `{finding.path}` line {finding.line}: **{finding.title}**{proven} "
+        f"- `{neutralise(finding.path)}` line {finding.line}: **{neutralise(finding.title)}**{proven} "
         f"({item.lens}, seat {item.seat}) — {_excerpt(finding.body)}"
     )
 
@@ -201,7 +211,7 @@ def fold_comments(draft: Draft) -> Draft:
     marker = review_marker(draft.review_id)
     head = draft.body.replace(marker, "").rstrip().split("\n")
     folded = [
-        f"- `{item.path}` line {item.line}: {_excerpt(_MARKER.sub('', item.body))}"
+        f"- `{item.path}` line {item.line}: {_excerpt(without_suggestion_marker(item.body))}"
         for item in draft.comments
     ]
     body = _bounded_body(head, folded, ["", marker], header=FOLDED_HEADER)
