@@ -26,6 +26,7 @@ from ghapp.db import (
     is_sqlite,
     make_engine,
 )
+from ghapp.deliveries import retention_ms
 from ghapp.deps import Deps
 from ghapp.guard import Guard, descriptor_bound
 from ghapp.handlers import build_router
@@ -118,7 +119,9 @@ def create_app(
     router = router or build_router(coalesce_ms=settings.writeback_coalesce_ms)
     owns_deps = deps is None
     ready = deps or build_deps(settings)
-    writer = DeliveryWriter(ready.engine)
+    writer = DeliveryWriter(
+        ready.engine, retention_ms=retention_ms(settings.delivery_retention_days)
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

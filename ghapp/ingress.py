@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
 from ghapp.bodies import Refused, read_capped
+from ghapp.deliveries import PRUNE_BATCH, prune_bodies
 from ghapp.envelopes import BadPayload
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
 from ghapp.router import Router
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 25 * 1024 * 1024
 MAX_BATCH = 256
+PRUNE_EVERY_MS = 10 * 60 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +57,17 @@ class DeliveryWriter:
     every 202 is durable; batching many deliveries into one commit is what makes that fast.
     """
 
-    def __init__(self, engine: Engine, *, on_commit: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        on_commit: Callable[[int], None] | None = None,
+        retention_ms: int | None = None,
+    ) -> None:
         self.engine = engine
         self.on_commit = on_commit
+        self.retention_ms = retention_ms
+        self._next_prune_ms = 0
         self._queue: queue.SimpleQueue[tuple[Incoming, Future[Recorded]] | None] = (
             queue.SimpleQueue()
         )
@@ -129,6 +139,24 @@ class DeliveryWriter:
                 future.set_result(result)
         if jobs and self.on_commit is not None:
             self.on_commit(jobs)
+        self._prune_when_due()
+
+    def _prune_when_due(self) -> None:
+        """After a write, at most every `PRUNE_EVERY_MS`: prune bodies past their retention."""
+        now = now_ms()
+        if self.retention_ms is None or now < self._next_prune_ms:
+            return
+        self._next_prune_ms = now + PRUNE_EVERY_MS
+        try:
+            with self.engine.begin() as conn:
+                pruned = prune_bodies(conn, received_before_ms=now - self.retention_ms)
+        except Exception:  # pruning waits for the next write; recording must go on
+            log.exception("delivery bodies not pruned")
+            return
+        if pruned:
+            log.info("delivery bodies pruned", extra={"pruned": pruned})
+            if pruned == PRUNE_BATCH:
+                self._next_prune_ms = 0  # more are due: prune again after the next write
 
     def _write_one(self, incoming: Incoming) -> Recorded:
         try:

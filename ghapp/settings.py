@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from cryptography.hazmat.primitives import serialization
 from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///hindsight.db"
+# The password of a URL's user part: `scheme://user:PASSWORD@host`.
+_URL_PASSWORD = re.compile(r"(?<=://)([^/@:\s]*):[^/@\s]*@")
+
+
+def redact_url(text: str) -> str:
+    """`text` with the password of any URL in it replaced by `***`."""
+    return _URL_PASSWORD.sub(r"\1:***@", text)
 
 
 class SettingsError(Exception):
@@ -48,6 +57,11 @@ class Settings(BaseSettings):
     max_header_bytes: int = Field(default=64 * 1024, ge=4 * 1024, le=16 * 1024 * 1024)
     # Delivery bodies older than this are pruned; their dedupe keys stay.
     delivery_retention_days: int = Field(default=14, ge=1, le=3_650)
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """Every field as repr shows it: secrets masked by `SecretStr`, URL passwords redacted."""
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _key_file_exists(self) -> Self:

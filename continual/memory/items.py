@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from continual.secrets import first_secret
 from continual.values import EntryState
 
 TOOL_PATH_TTL = timedelta(days=90)
@@ -48,6 +50,11 @@ class MemoryHit:
     recalled_seat: str
     call_id: str
     seat: str
+
+
+def without_secrets(items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """The items that hold no secret in their subject or text (the scan lessons get)."""
+    return [item for item in items if first_secret(item.subject, item.text) is None]
 
 
 def kept_as(kind: ItemKind, now: datetime) -> tuple[EntryState, datetime]:
