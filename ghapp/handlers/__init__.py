@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ghapp.handlers import installations, pulls
+from ghapp.handlers import installations, pulls, repositories
 from ghapp.router import Router
 
 
 def build_router(*, coalesce_ms: int = pulls.COALESCE_MS) -> Router:
     """Every route; `coalesce_ms` is how long a reply's write-back waits for the rest of a burst."""
-    return Router(installations.ROUTES, pulls.routes(coalesce_ms=coalesce_ms))
+    return Router(installations.ROUTES, repositories.ROUTES, pulls.routes(coalesce_ms=coalesce_ms))

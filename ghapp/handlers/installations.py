@@ -37,6 +37,7 @@ def apply_installation(deps: Deps, payload: Payload) -> None:
                 payload.get("repositories") or (),
                 account_id=row.account_id,
                 installation_id=row.id,
+                now=now,
                 account_login=installation["account"]["login"],
             )
         elif action == "deleted":
@@ -69,6 +70,7 @@ def apply_installation_repositories(deps: Deps, payload: Payload) -> None:
             payload.get("repositories_added") or (),
             account_id=account.id,
             installation_id=row.id,
+            now=now,
             account_login=account.login,
         )
         remove_repositories(

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hypothesis import given
-from sqlalchemy import insert, select
 from hypothesis import strategies as st
+from sqlalchemy import insert, select
 
 from continual.memory import (
     RECALLED_HEADER,
@@ -20,8 +20,8 @@ from continual.memory import (
     write_session_file,
 )
 from continual.tables import Account, Repository
-from ghapp.db import make_engine, migrate
 from continual.values import EntryState
+from ghapp.db import make_engine, migrate
 from review.contract import (
     CallResult,
     Fact,
