@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import time
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -55,13 +56,15 @@ class Guard:
         self.max_in_flight = max_in_flight
         self.body_timeout_s = body_timeout_s
         self.in_flight = 0
+        self._refused = 0
+        self._refusals_logged_at = 0.0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in UNBOUNDED_PATHS:
             await self.app(scope, receive, send)
             return
         if self.in_flight >= self.max_in_flight:
-            log.warning("request refused: too many in flight", extra={"limit": self.max_in_flight})
+            self._note_refusal()
             for message in _error(503, "busy", "too many requests in flight; retry shortly"):
                 await send(message)
             return
@@ -70,6 +73,18 @@ class Guard:
             await self._bounded(scope, receive, send)
         finally:
             self.in_flight -= 1
+
+    def _note_refusal(self) -> None:
+        """Count a refusal; log the count at most once a second (a flood must not flood the log)."""
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._refusals_logged_at >= 1.0:
+            log.warning(
+                "requests refused: too many in flight",
+                extra={"limit": self.max_in_flight, "refused": self._refused},
+            )
+            self._refused = 0
+            self._refusals_logged_at = now
 
     async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()

@@ -31,6 +31,7 @@ class BoundedHead(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._in_head = True
         self._head_bytes = 0
+        self._heads = 0  # heads completed on this connection
         self._head_timer: asyncio.TimerHandle | None = None
 
     def data_received(self, data: bytes) -> None:
@@ -39,13 +40,15 @@ class BoundedHead(HttpToolsProtocol):
             return
         if self._head_timer is None:
             self._head_timer = self.loop.call_later(self.head_timeout_s, self._refuse, TOO_SLOW)
+        heads = self._heads
         super().data_received(data)
-        if self._in_head:  # the head is still not whole after this chunk
+        if self._in_head and self._heads == heads:  # no head was completed by this chunk
             self._head_bytes += len(data)
             if self._head_bytes > self.max_head_bytes:
                 self._refuse(TOO_LARGE)
 
     def on_headers_complete(self) -> None:
+        self._heads += 1
         self._in_head = False
         self._head_bytes = 0
         self._cancel_timer()
