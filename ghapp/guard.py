@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
-UNBOUNDED_PATHS = frozenset({"/healthz", "/readyz"})
+UNBOUNDED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 # Descriptors kept back from requests in flight: the database, logs, the worker's HTTP clients.
 RESERVED_DESCRIPTORS = 64
 

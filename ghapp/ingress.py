@@ -23,6 +23,7 @@ from ghapp.bodies import Refused, read_capped
 from ghapp.deliveries import PRUNE_BATCH, prune_bodies
 from ghapp.envelopes import BadPayload
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
+from ghapp.metrics import Metrics
 from ghapp.router import Router
 from ghapp.tables import Delivery
 
@@ -31,6 +32,17 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 25 * 1024 * 1024
 MAX_BATCH = 256
 PRUNE_EVERY_MS = 10 * 60 * 1000
+# The `outcome` label of hindsight_webhook_deliveries, by status; a 200 that is not a ping is a
+# duplicate. Refused requests are counted under event "-": their headers were not verified.
+OUTCOMES = {
+    202: "recorded",
+    200: "ping",
+    400: "bad_request",
+    401: "bad_signature",
+    413: "too_large",
+    422: "bad_payload",
+    500: "error",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,9 +263,20 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
 
 
 def webhook_endpoint(
-    writer: DeliveryWriter, secret: bytes, router: Router
+    writer: DeliveryWriter, secret: bytes, router: Router, metrics: Metrics | None = None
 ) -> Callable[[Request], Any]:
+    counted = metrics or Metrics()
+
     async def webhooks(request: Request) -> Response:
+        response = await answer(request)
+        event = request.headers.get("x-github-event", "") if response.status_code < 400 else ""
+        outcome = OUTCOMES.get(response.status_code, str(response.status_code))
+        if response.status_code == 200 and event != "ping":
+            outcome = "duplicate"
+        counted.deliveries.labels(event[:64] or "-", outcome).inc()
+        return response
+
+    async def answer(request: Request) -> Response:
         try:
             body = await read_capped(request, MAX_BODY_BYTES)
         except Refused as rejected:

@@ -12,12 +12,14 @@ import orjson
 from sqlalchemy import Connection, select
 
 from continual.lifecycle import ReceiptFacts, entry_state, tally
+from continual.proofs import ProofEvidence, proofs_of_account
 from continual.recall.index import Card, RecallIndex
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import Decision, EntryState, Scope, Source
 
-# The only sources that widen a lesson to its account (docs/writeback.md, "Entries and receipts").
-WIDENING_SOURCES = frozenset({Source.PROVEN.value, Source.FIX_PR.value})
+# The only source that widens a lesson to its account (docs/writeback.md, "Entries and receipts");
+# a proof never does (continual.proofs).
+WIDENING_SOURCES = frozenset({Source.FIX_PR.value})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,7 @@ class SourceReceipt:
     actor: str | None
     at_ms: int
     superseded: bool
+    proof: ProofEvidence | None = None  # the suggestion's proof, evidence beside the decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,20 +86,20 @@ def mechanism_of(key: str) -> str:
     return key.rpartition("-")[2]
 
 
-def widened(entries: Iterable[tuple[str, int, str]], proofs: Iterable[tuple[int, str]]) -> set[str]:
+def widened(entries: Iterable[tuple[str, int, str]], merged: Iterable[tuple[int, str]]) -> set[str]:
     """Ids of entries that widen to their account.
 
-    ``entries`` are ``(id, repository_id, key)``; ``proofs`` are ``(repository_id, key)`` of
-    current accepted receipts whose source is a proven finding or a merged fix PR. An entry widens
-    when such a proof of its mechanism (same hash) exists in a second repository of the account.
+    ``entries`` are ``(id, repository_id, key)``; ``merged`` are ``(repository_id, key)`` of
+    current accepted receipts whose source is a merged fix PR. An entry widens when such a
+    receipt of its mechanism (same hash) exists in a second repository of the account.
     """
-    proven_in: defaultdict[str, set[int]] = defaultdict(set)
-    for repository_id, key in proofs:
-        proven_in[mechanism_of(key)].add(repository_id)
+    merged_in: defaultdict[str, set[int]] = defaultdict(set)
+    for repository_id, key in merged:
+        merged_in[mechanism_of(key)].add(repository_id)
     return {
         entry_id
         for entry_id, repository_id, key in entries
-        if proven_in.get(mechanism_of(key), set()) - {repository_id}
+        if merged_in.get(mechanism_of(key), set()) - {repository_id}
     }
 
 
@@ -113,7 +116,7 @@ def _receipts_by_entry(conn: Connection, account_id: int) -> dict[str, list[Any]
     return grouped
 
 
-def _source(row: Any) -> SourceReceipt:
+def _source(row: Any, proofs: Mapping[str, ProofEvidence]) -> SourceReceipt:
     return SourceReceipt(
         decision=row.decision,
         reason=row.reason,
@@ -129,6 +132,7 @@ def _source(row: Any) -> SourceReceipt:
         actor=row.actor,
         at_ms=row.at_ms,
         superseded=bool(row.superseded),
+        proof=proofs.get(row.suggestion_id),
     )
 
 
@@ -143,7 +147,8 @@ def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]
         select(Entry).where(Entry.account_id == account_id, Entry.deleted_ms.is_(None))
     ).all()
     receipts = _receipts_by_entry(conn, account_id)
-    proofs = [
+    proofs = proofs_of_account(conn, account_id)
+    merged = [
         (entry.repository_id, entry.key)
         for entry in rows
         for r in receipts.get(entry.id, ())
@@ -151,7 +156,7 @@ def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]
         and r.decision == Decision.ACCEPTED.value
         and not r.superseded
     ]
-    wide = widened(((e.id, e.repository_id, e.key) for e in rows), proofs)
+    wide = widened(((e.id, e.repository_id, e.key) for e in rows), merged)
     lessons: list[Lesson] = []
     for entry in rows:
         own = receipts.get(entry.id, [])
@@ -177,7 +182,7 @@ def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]
                 text=entry.text,
                 state=state,
                 revision=entry.revision,
-                sources=tuple(_source(r) for r in own),
+                sources=tuple(_source(r, proofs) for r in own),
                 confirmations=counts.accepted,
                 last_confirmed_ms=entry.last_confirmed_ms,
                 expires_ms=entry.expires_ms,

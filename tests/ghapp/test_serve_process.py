@@ -32,11 +32,15 @@ def test_serve_records_webhooks_and_its_worker_runs_them(
 ) -> None:
     port = free_port()
     server = start(
-        ["serve", "--port", str(port)], environment(sim, database_url, tmp_path), tmp_path
+        ["serve", "--no-review", "--port", str(port)],
+        environment(sim, database_url, tmp_path),
+        tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         assert server.poll() is None
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
@@ -57,10 +61,12 @@ def test_web_only_replica_and_a_separate_worker(
 ) -> None:
     env = environment(sim, database_url, tmp_path)
     port = free_port()
-    server = start(["serve", "--no-worker", "--port", str(port)], env, tmp_path)
+    server = start(["serve", "--no-worker", "--no-review", "--port", str(port)], env, tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
         with reading(engine) as conn:
@@ -68,7 +74,7 @@ def test_web_only_replica_and_a_separate_worker(
         assert state == "queued", "a web-only replica runs no job"
     finally:
         stop(server)
-    worker = start(["worker", "--until-idle"], env, tmp_path)
+    worker = start(["worker", "--until-idle", "--no-review"], env, tmp_path)
     output = stop_after_exit(worker)
     assert "ran 1 jobs" in output
     with reading(engine) as conn:
@@ -110,7 +116,7 @@ def test_serve_and_worker_refuse_an_unmigrated_postgresql(
     try:
         scoped = f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
         env = environment(sim, scoped, tmp_path)
-        for command in (["serve"], ["worker", "--until-idle"]):
+        for command in (["serve", "--no-review"], ["worker", "--until-idle", "--no-review"]):
             result = subprocess.run(
                 [sys.executable, "-m", "ghapp.cli", *command],
                 env=env,
