@@ -5,11 +5,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, or_, select
 
 from continual.tables import Account
 from ghapp.deliveries import forget_installations
-from ghapp.tables import METADATA, Installation, Job
+from ghapp.tables import METADATA, Delivery, Installation, Job
 
 
 def purge_account(engine: Engine, login: str, *, store_dir: Path) -> dict[str, int] | None:
@@ -28,8 +28,11 @@ def purge_account(engine: Engine, login: str, *, store_dir: Path) -> dict[str, i
             ).scalars()
         )
         if installation_ids:
+            theirs = select(Delivery.id).where(Delivery.installation_id.in_(installation_ids))
             counts["jobs"] = conn.execute(
-                delete(Job).where(Job.installation_id.in_(installation_ids))
+                delete(Job).where(
+                    or_(Job.installation_id.in_(installation_ids), Job.delivery_id.in_(theirs))
+                )
             ).rowcount
             # Their bodies go; their ids and hashes stay, so a replay of one is still refused.
             counts["delivery bodies"] = forget_installations(conn, installation_ids)
