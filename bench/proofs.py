@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from bench.common import bar
 from review.contract import Proof
 from review.proof import run_proof
 from review.sandbox import UNSANDBOXED, Mechanism, Sandbox, detect_sandbox
+from review.sandbox.command import INSIDE_PATH
 from tests.support.proofs import FIX, TEST, first_commit, make_repo
 
 MAX_OVERHEAD = 2.5  # a sandboxed proof at most 2.5 × the same proof without namespaces
@@ -44,6 +46,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--proofs", type=int, default=20)
     args = parser.parse_args()
+    # The same programs for both: the baseline finds `python3` where the sandbox does.
+    os.environ["PATH"] = INSIDE_PATH
     sandbox = detect_sandbox()
     if sandbox.mechanism is not Mechanism.BWRAP:
         print(f"no sandbox: {sandbox.detail}")
