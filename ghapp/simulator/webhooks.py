@@ -78,30 +78,6 @@ def encode(payload: Mapping[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":")).encode()
 
 
-def post(
-    url: str,
-    secret: str | bytes,
-    app_id: int,
-    event: str,
-    payload: Mapping[str, Any],
-    *,
-    delivery_id: str | None = None,
-    timeout_s: float = 10.0,
-) -> Delivery:
-    """Sign and POST one delivery to ``url``, as GitHub's hookshot does."""
-    action = payload.get("action")
-    return post_body(
-        url,
-        secret,
-        app_id,
-        event,
-        encode(payload),
-        action=action if isinstance(action, str) else None,
-        delivery_id=delivery_id or str(uuid.uuid4()),
-        timeout_s=timeout_s,
-    )
-
-
 def post_body(
     url: str,
     secret: str | bytes,

@@ -330,7 +330,12 @@ def test_the_listing_shows_the_dismissal_that_refuses_a_lesson_for_the_configure
             secret = persons.create_token(conn, ORG, "mona", now=h.clock()).secret
         headers = {"authorization": f"Bearer {secret}"}
         listed = httpx.get(f"{h.url}/v1/recall", headers=headers, timeout=30)
-        assert cmd_recall(argparse.Namespace(repo=REPO, all=False, json=False), h.settings) == 0
+        assert (
+            cmd_recall(
+                argparse.Namespace(repo=REPO, account=None, all=False, json=False), h.settings
+            )
+            == 0
+        )
         printed = capsys.readouterr().out
         h.clock.advance(4 * DAY_MS / 1000)
         later = httpx.get(f"{h.url}/v1/recall", headers=headers, timeout=30)
