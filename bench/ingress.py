@@ -1,4 +1,6 @@
-"""Ingress bar: durable acknowledgements/s and p99 of signed ~20 KB deliveries vs a bare endpoint.
+"""Ingress bar: durable acknowledgements/s and p99 of signed ~20 KB deliveries, against a bare
+endpoint doing the same work (read, HMAC, parse, one insert with group commit; bench/same_work.py)
+and, for information, against a body-only endpoint.
 
 Run: `python bench/ingress.py [--seconds 60]`. The server runs pinned to one core, the load
 generator on the other; both servers get the same load in the same run.
@@ -67,10 +69,20 @@ def request_factory(template: bytes) -> object:
     return request_for
 
 
-def start(mode: str, port: int, database_url: str | None) -> subprocess.Popen[bytes]:
+def start_server(
+    mode: str,
+    port: int,
+    database_url: str | None,
+    *,
+    secret: str = SECRET,
+    nofile: int | None = None,
+) -> subprocess.Popen[bytes]:
+    """A server of bench/ingress_server.py on `port`, answering once it is up."""
     command = [sys.executable, "-m", "bench.ingress_server", mode, "--port", str(port)]
     if database_url:
-        command += ["--database-url", database_url, "--secret", SECRET]
+        command += ["--database-url", database_url, "--secret", secret]
+    if nofile:
+        command += ["--nofile", str(nofile)]
     process = subprocess.Popen(command, cwd=ROOT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -87,8 +99,8 @@ def measure(
     mode: str, seconds: float, connections: int, workdir: Path
 ) -> tuple[object, int | None]:
     port = free_port()
-    database_url = f"sqlite:///{workdir / (mode + '.db')}" if mode == "app" else None
-    server = start(mode, port, database_url)
+    database_url = f"sqlite:///{workdir / (mode + '.db')}" if mode != "bare" else None
+    server = start_server(mode, port, database_url)
     try:
         request_for = request_factory(make_template())
         # Warm up, then measure.
@@ -100,7 +112,7 @@ def measure(
         server.terminate()
         server.wait(timeout=30)
     stored = None
-    if database_url:
+    if mode == "app":
         engine = make_engine(database_url)
         with engine.connect() as conn:
             stored = conn.execute(text("SELECT count(*) FROM deliveries")).scalar_one()
@@ -127,15 +139,19 @@ def main() -> int:
             f"ingress: {args.connections} connections, {args.seconds:g}s each, ~20 KB signed bodies"
         )
         bare, _ = measure("bare", args.seconds, args.connections, workdir)
-        print(f"  bare starlette : {bare.summary()}")  # type: ignore[attr-defined]
+        print(f"  body-only starlette : {bare.summary()}")  # type: ignore[attr-defined]
+        same, _ = measure("same-work", args.seconds, args.connections, workdir)
+        print(f"  same-work starlette : {same.summary()}")  # type: ignore[attr-defined]
         app, stored = measure("app", args.seconds, args.connections, workdir)
-        print(f"  hindsight      : {app.summary()}")  # type: ignore[attr-defined]
-    ratio = app.rate / bare.rate if bare.rate else 0.0  # type: ignore[attr-defined]
+        print(f"  hindsight           : {app.summary()}")  # type: ignore[attr-defined]
+    to_same = app.rate / same.rate if same.rate else 0.0  # type: ignore[attr-defined]
+    to_bare = app.rate / bare.rate if bare.rate else 0.0  # type: ignore[attr-defined]
+    print(f"  hindsight / body-only: {to_bare:.2f} x (informative, not a bar)")
     p99 = percentile(app.latencies_ms, 99)  # type: ignore[attr-defined]
     lines = [
         bar("ingress-acks", round(app.rate), "acks/s", ">=", 1000),  # type: ignore[attr-defined]
         bar("ingress-p99", round(p99, 1), "ms", "<=", 50),
-        bar("ingress-vs-bare", round(ratio, 2), "x", ">=", 0.5),
+        bar("ingress-vs-same-work", round(to_same, 2), "x", ">=", 0.8),
         bar("ingress-non-2xx", app.non_2xx, "responses", "==", 0),  # type: ignore[attr-defined]
         bar("ingress-durable", stored or 0, "(1 when stored == acknowledged)", "==", 1),
     ]

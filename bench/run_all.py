@@ -21,6 +21,7 @@ BAR = re.compile(
 )
 BENCHMARKS = {
     "ingress": (["bench/ingress.py", "--seconds", "60"], ["bench/ingress.py", "--seconds", "10"]),
+    "door": (["bench/door.py", "--seconds", "15"], ["bench/door.py", "--seconds", "6"]),
     "jobqueue": (["bench/jobqueue.py", "--jobs", "5000"], ["bench/jobqueue.py", "--jobs", "2000"]),
     "recall": (["bench/recall.py"], ["bench/recall.py", "--entries", "100000", "--queries", "100"]),
     "surfaces": (

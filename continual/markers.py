@@ -13,9 +13,11 @@ ENTRY_KEY_PATTERN = r"lesson/(?:[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?)?-[0-9a-f]{
 
 _SUGGESTION_ID = re.compile(SUGGESTION_ID_PATTERN)
 _ENTRY_KEY = re.compile(ENTRY_KEY_PATTERN)
-# Anything that looks like one of our markers; the last one in a body is the one that counts.
-_ANY_SUGGESTION_MARKER = re.compile(r"<!--\s*hindsight:suggestion\b.*?-->", re.DOTALL)
-_ANY_FIX_MARKER = re.compile(r"<!--\s*hindsight:fix\b.*?-->", re.DOTALL)
+# Where an HTML comment (and so a marker) would open or close: after `<!-` before a `-`, and
+# after a `-` before `->` or `-!>`. Text from outside gets a break there.
+_COMMENT_DELIMITER = re.compile(r"<!-(?=-)|-(?=-!?>)")
+# Written between the characters of a delimiter: it reads the same, and no longer is one.
+_BREAK = "\u200b"
 _SUGGESTION_EXACT = re.compile(
     rf"<!-- hindsight:suggestion id=({SUGGESTION_ID_PATTERN}) entry=({ENTRY_KEY_PATTERN}) -->"
 )
@@ -60,32 +62,38 @@ def with_suggestion_marker(body: str, suggestion_id: str, entry_key: str) -> str
     return f"{body.rstrip()}\n\n{marker}" if body.strip() else marker
 
 
-def _last(pattern: re.Pattern[str], body: str) -> str | None:
-    last: str | None = None
-    for match in pattern.finditer(body):
-        last = match.group(0)
+def neutralise(text: str) -> str:
+    """`text` from a seat, a pull request or a person, unable to open or close an HTML comment.
+
+    Every marker the app reads is an HTML comment it wrote itself; text it quotes must not be able
+    to forge one, nor, left unclosed, swallow the real one that follows it.
+    """
+    return _COMMENT_DELIMITER.sub(lambda match: match.group(0) + _BREAK, text)
+
+
+def last_match(pattern: re.Pattern[str], body: str | None) -> re.Match[str] | None:
+    """The last exact occurrence of a marker `pattern` in `body`: the app's own marker is written
+    after anything it quotes, so the last one is the one that counts."""
+    last: re.Match[str] | None = None
+    for match in pattern.finditer(body or ""):
+        last = match
     return last
 
 
 def parse_suggestion_marker(body: str | None) -> SuggestionMarker | None:
-    """The last suggestion marker in a body, if it has exactly the rendered form; else None."""
-    if not body or "hindsight:suggestion" not in body:
-        return None
-    last = _last(_ANY_SUGGESTION_MARKER, body)
-    if last is None:
-        return None
-    match = _SUGGESTION_EXACT.fullmatch(last)
+    """The last exactly formed suggestion marker in a body, if any."""
+    match = last_match(_SUGGESTION_EXACT, body)
     if match is None:
         return None
     return SuggestionMarker(suggestion_id=match.group(1), entry_key=match.group(2))
 
 
+def without_suggestion_marker(body: str) -> str:
+    """The body with its suggestion markers taken out (to quote it elsewhere)."""
+    return _SUGGESTION_EXACT.sub("", body)
+
+
 def parse_fix_marker(body: str | None) -> str | None:
-    """The suggestion id named by the last fix marker in a PR body, if exactly formed; else None."""
-    if not body or "hindsight:fix" not in body:
-        return None
-    last = _last(_ANY_FIX_MARKER, body)
-    if last is None:
-        return None
-    match = _FIX_EXACT.fullmatch(last)
+    """The suggestion id named by the last exactly formed fix marker in a PR body, if any."""
+    match = last_match(_FIX_EXACT, body)
     return match.group(1) if match else None

@@ -169,3 +169,12 @@ def find_secret(text: str) -> SecretHit | None:
         if hit is not None and (best is None or hit.start < best.start):
             best = hit
     return best
+
+
+def first_secret(*texts: str) -> SecretHit | None:
+    """The earliest secret in the first of ``texts`` that holds one, or None."""
+    for text in texts:
+        hit = find_secret(text)
+        if hit is not None:
+            return hit
+    return None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 from sqlalchemy import Engine, text
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -27,7 +28,9 @@ from ghapp.db import (
     is_sqlite,
     make_engine,
 )
+from ghapp.deliveries import retention_ms
 from ghapp.deps import Deps
+from ghapp.guard import Guard, descriptor_bound
 from ghapp.handlers import build_router
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
 from ghapp.jobs import Clock, JobQueue, now_ms
@@ -139,7 +142,9 @@ def create_app(
     router = router or build_router(coalesce_ms=settings.writeback_coalesce_ms)
     owns_deps = deps is None
     ready = deps or build_deps(settings)
-    writer = DeliveryWriter(ready.engine)
+    writer = DeliveryWriter(
+        ready.engine, retention_ms=retention_ms(settings.delivery_retention_days)
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -190,4 +195,9 @@ def create_app(
         *api.routes(),
         *web.routes(settings.secret_bytes()),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    guard = Middleware(
+        Guard,
+        max_in_flight=descriptor_bound(settings.max_in_flight),
+        body_timeout_s=settings.body_timeout_s,
+    )
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[guard])

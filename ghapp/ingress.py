@@ -19,6 +19,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
+from ghapp.bodies import Refused, read_capped
+from ghapp.deliveries import PRUNE_BATCH, prune_bodies
+from ghapp.envelopes import BadPayload
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
 from ghapp.metrics import Metrics
 from ghapp.router import Router
@@ -28,6 +31,7 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 25 * 1024 * 1024
 MAX_BATCH = 256
+PRUNE_EVERY_MS = 10 * 60 * 1000
 # The `outcome` label of hindsight_webhook_deliveries, by status; a 200 that is not a ping is a
 # duplicate. Refused requests are counted under event "-": their headers were not verified.
 OUTCOMES = {
@@ -36,6 +40,7 @@ OUTCOMES = {
     400: "bad_request",
     401: "bad_signature",
     413: "too_large",
+    422: "bad_payload",
     500: "error",
 }
 
@@ -64,9 +69,17 @@ class DeliveryWriter:
     every 202 is durable; batching many deliveries into one commit is what makes that fast.
     """
 
-    def __init__(self, engine: Engine, *, on_commit: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        on_commit: Callable[[int], None] | None = None,
+        retention_ms: int | None = None,
+    ) -> None:
         self.engine = engine
         self.on_commit = on_commit
+        self.retention_ms = retention_ms
+        self._next_prune_ms = 0
         self._queue: queue.SimpleQueue[tuple[Incoming, Future[Recorded]] | None] = (
             queue.SimpleQueue()
         )
@@ -138,6 +151,24 @@ class DeliveryWriter:
                 future.set_result(result)
         if jobs and self.on_commit is not None:
             self.on_commit(jobs)
+        self._prune_when_due()
+
+    def _prune_when_due(self) -> None:
+        """After a write, at most every `PRUNE_EVERY_MS`: prune bodies past their retention."""
+        now = now_ms()
+        if self.retention_ms is None or now < self._next_prune_ms:
+            return
+        self._next_prune_ms = now + PRUNE_EVERY_MS
+        try:
+            with self.engine.begin() as conn:
+                pruned = prune_bodies(conn, received_before_ms=now - self.retention_ms)
+        except Exception:  # pruning waits for the next write; recording must go on
+            log.exception("delivery bodies not pruned")
+            return
+        if pruned:
+            log.info("delivery bodies pruned", extra={"pruned": pruned})
+            if pruned == PRUNE_BATCH:
+                self._next_prune_ms = 0  # more are due: prune again after the next write
 
     def _write_one(self, incoming: Incoming) -> Recorded:
         try:
@@ -186,34 +217,12 @@ class DeliveryWriter:
         return results
 
 
-class Refused(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
 def error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-async def read_capped(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """Read the body, refusing (413) as soon as it is known to be over `limit` bytes."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise Refused(400, "bad_request", "Content-Length is not a number")
-        if int(declared) > limit:
-            raise Refused(413, "too_large", f"the body is over {limit} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise Refused(413, "too_large", f"the body is over {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    # A refused body is not read further: end the connection rather than drain it.
+    headers = {"connection": "close"} if status == 413 else None
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
 
 
 def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> Incoming | Response:
@@ -235,6 +244,10 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
         return error_response(400, "bad_json", "the body is not a JSON object")
     if event == "ping":
         return JSONResponse({"ok": True, "zen": payload.get("zen")}, status_code=200)
+    try:
+        jobs = tuple(router.jobs_for(event, payload))
+    except BadPayload as exc:
+        return error_response(422, "bad_payload", str(exc))
     action = payload.get("action")
     installation = payload.get("installation")
     installation_id = installation.get("id") if isinstance(installation, dict) else None
@@ -245,7 +258,7 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
         action=action if isinstance(action, str) else None,
         installation_id=installation_id if isinstance(installation_id, int) else None,
         body=text,
-        jobs=tuple(router.jobs_for(event, payload)),
+        jobs=jobs,
     )
 
 
@@ -265,7 +278,7 @@ def webhook_endpoint(
 
     async def answer(request: Request) -> Response:
         try:
-            body = await read_capped(request)
+            body = await read_capped(request, MAX_BODY_BYTES)
         except Refused as rejected:
             return error_response(rejected.status, rejected.code, rejected.message)
         except ClientDisconnect:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, or_, select
 
 from continual.tables import Account
-from ghapp.tables import METADATA, Delivery, Installation
+from ghapp.deliveries import forget_installations
+from ghapp.tables import METADATA, Delivery, Installation, Job
 
 
 def purge_account(engine: Engine, login: str, *, store_dir: Path) -> dict[str, int] | None:
-    """Delete the account's rows in every table and its files; None when no such account."""
+    """Delete the account's rows in every table and its files; None when no such account.
+
+    Its deliveries keep their dedupe keys (id and body hash, nothing else), so none can be replayed.
+    """
     counts: dict[str, int] = {}
     with engine.begin() as conn:
         account_id = conn.execute(select(Account.id).where(Account.login == login)).scalar()
@@ -24,10 +28,14 @@ def purge_account(engine: Engine, login: str, *, store_dir: Path) -> dict[str, i
             ).scalars()
         )
         if installation_ids:
-            # Jobs go with their deliveries (ON DELETE CASCADE).
-            counts["deliveries"] = conn.execute(
-                delete(Delivery).where(Delivery.installation_id.in_(installation_ids))
+            theirs = select(Delivery.id).where(Delivery.installation_id.in_(installation_ids))
+            counts["jobs"] = conn.execute(
+                delete(Job).where(
+                    or_(Job.installation_id.in_(installation_ids), Job.delivery_id.in_(theirs))
+                )
             ).rowcount
+            # Their bodies go; their ids and hashes stay, so a replay of one is still refused.
+            counts["delivery bodies"] = forget_installations(conn, installation_ids)
         # Children before parents: every table keyed by account, the accounts table last.
         for table in reversed(METADATA.sorted_tables):
             if table.name != "accounts" and "account_id" in table.c:

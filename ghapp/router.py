@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ghapp.envelopes import Envelope, Shape, check
 from ghapp.jobs import ClaimedJob, JobSpec
 
 if TYPE_CHECKING:
@@ -34,7 +35,8 @@ def installation_key(payload: Payload) -> str | None:
 class Route:
     """`event` (with one of `actions`, or any action when None) makes a `kind` job run by `handler`.
 
-    `lifecycle` routes run even while their installation is suspended or deleted. A route with
+    `shape` is what the handler reads from the payload; a delivery without it is refused before
+    any job is made. `lifecycle` routes run even while their installation is suspended or deleted. A route with
     `coalesce_with` makes no job while one of those kinds is pending on the same pull request, and
     waits `delay_ms` before it runs (see `JobSpec`).
     """
@@ -43,6 +45,7 @@ class Route:
     actions: frozenset[str] | None
     kind: str
     handler: Handler
+    shape: type[Shape] = Envelope
     serial_key: SerialKey = pull_request_key
     lifecycle: bool = False
     when: Callable[[Payload], bool] | None = None
@@ -71,7 +74,12 @@ class Router:
         return frozenset(self._by_event)
 
     def jobs_for(self, event: str, payload: Payload) -> list[JobSpec]:
-        """The jobs a delivery creates; an event nobody handles creates none."""
+        """The jobs a delivery creates; an event nobody handles creates none.
+
+        Raises `BadPayload` when the payload lacks the shape of its event or of a matching route.
+        """
+        check(event, Envelope, payload)
+        checked: set[type[Shape]] = {Envelope}
         action = payload.get("action")
         installation = payload.get("installation") or {}
         installation_id = installation.get("id") if isinstance(installation, Mapping) else None
@@ -79,6 +87,9 @@ class Router:
         for route in self._by_event.get(event, ()):
             if route.actions is not None and action not in route.actions:
                 continue
+            if route.shape not in checked:
+                check(event, route.shape, payload)
+                checked.add(route.shape)
             if route.when is not None and not route.when(payload):
                 continue
             specs.append(

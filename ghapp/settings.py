@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -15,6 +17,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 DEFAULT_DATABASE_URL = "sqlite:///hindsight.db"
+# The password of a URL's user part: `scheme://user:PASSWORD@host`.
+_URL_PASSWORD = re.compile(r"(?<=://)([^/@:\s]*):[^/@\s]*@")
+
+
+def redact_url(text: str) -> str:
+    """`text` with the password of any URL in it replaced by `***`."""
+    return _URL_PASSWORD.sub(r"\1:***@", text)
+
+
 DATABASE_URL_HELP = (
     "use sqlite:///path/to/hindsight.db or postgresql+psycopg://user:password@host/database"
 )
@@ -57,6 +68,13 @@ class Settings(BaseSettings):
     # How long a write-back caused by a reply or a review waits, so a burst becomes one run.
     writeback_coalesce_ms: int = Field(default=2_000, ge=0, le=600_000)
     log_level: str = "INFO"
+    # The door: requests in flight (also bounded by the descriptor limit), how long a body may
+    # take to arrive, and how large a request's line and headers may be.
+    max_in_flight: int = Field(default=512, ge=1, le=100_000)
+    body_timeout_s: float = Field(default=10.0, gt=0, le=3_600)
+    max_header_bytes: int = Field(default=64 * 1024, ge=4 * 1024, le=16 * 1024 * 1024)
+    # Delivery bodies older than this are pruned; their dedupe keys stay.
+    delivery_retention_days: int = Field(default=14, ge=1, le=3_650)
     log_format: LogFormat = LogFormat.TEXT
     # A bearer token `/metrics` asks for; without it `/metrics` answers loopback clients only.
     metrics_token: SecretStr | None = None
@@ -85,6 +103,11 @@ class Settings(BaseSettings):
         if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return value.upper()
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """Every field as repr shows it: secrets masked by `SecretStr`, URL passwords redacted."""
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _key_file_exists(self) -> Self:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import Session
 
 from continual.tables import Account, Repository
@@ -44,12 +44,14 @@ def upsert_repositories(
     *,
     account_id: int,
     installation_id: int | None,
+    now: int,
     account_login: str | None = None,
 ) -> list[Repository]:
     """Add or revive repositories; `full_name` may be missing from older payloads."""
     rows = []
     for repo in repositories:
         full_name = repo.get("full_name") or f"{account_login}/{repo['name']}"
+        release_name(session, full_name, keep_id=repo["id"], now=now)
         row = session.get(Repository, repo["id"])
         if row is None:
             row = Repository(id=repo["id"], account_id=account_id, full_name=full_name)
@@ -61,6 +63,34 @@ def upsert_repositories(
         row.removed_ms = None
         rows.append(row)
     return rows
+
+
+def released(full_name: str, repository_id: int) -> str:
+    """The name a repository row keeps once its full name is no longer its own (`#` never occurs
+    in a GitHub name, so it cannot be taken by a real repository)."""
+    return f"{full_name}#{repository_id}"
+
+
+def release_name(session: Session, full_name: str, *, keep_id: int, now: int) -> None:
+    """Repositories are keyed by id: a full name GitHub now gives to `keep_id` is taken from any
+    other row (a deleted, renamed or transferred repository), which is retired under its old name."""
+    holders = session.scalars(
+        select(Repository).where(Repository.full_name == full_name, Repository.id != keep_id)
+    ).all()
+    for holder in holders:
+        holder.full_name = released(full_name, holder.id)
+        if holder.removed_ms is None:
+            holder.removed_ms = now
+    if holders:
+        session.flush()
+
+
+def retire_repository(session: Session, repository_id: int, now: int) -> None:
+    """A deleted repository: removed, and its name free for a repository created under it."""
+    row = session.get(Repository, repository_id)
+    if row is not None:
+        row.full_name = released(row.full_name.partition("#")[0], row.id)
+        row.removed_ms = row.removed_ms or now
 
 
 def remove_repositories(session: Session, repo_ids: Iterable[int], now: int) -> None:
@@ -88,6 +118,7 @@ def repository_from_event(session: Session, payload: Payload, now: int) -> Repos
         [repo],
         account_id=account.id,
         installation_id=installation.get("id"),
+        now=now,
         account_login=account.login,
     )
     return row

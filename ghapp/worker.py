@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import select
 
 from ghapp.db import reading
+from ghapp.deliveries import PRUNED
 from ghapp.deps import Deps
 from ghapp.github.errors import Forbidden, Gone, RetryAt, Transient
 from ghapp.jobs import ClaimedJob, JobQueue
@@ -152,6 +153,9 @@ class Worker:
             return None
         if installation is not None and installation.suspended_ms is not None:
             self.queue.park(job, JobState.HELD, "installation suspended")
+            return None
+        if body == PRUNED:
+            self.queue.park(job, JobState.DEAD, "its delivery's body was pruned (retention)")
             return None
         payload: dict[str, Any] = json.loads(body) if body is not None else {}
         return payload

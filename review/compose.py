@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from continual.entry_keys import normalise_title
-from continual.markers import with_suggestion_marker
+from continual.markers import (
+    last_match,
+    neutralise,
+    with_suggestion_marker,
+    without_suggestion_marker,
+)
 from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
 from review.shards import PullFile
@@ -33,7 +38,6 @@ BODY_EXCERPT_CHARS = 400
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _FENCE = re.compile(r"`{3,}")
-_MARKER = re.compile(r"<!--\s*hindsight:suggestion\b.*?-->", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -102,8 +106,8 @@ def review_marker(review_id: str) -> str:
 
 
 def marked_review_id(body: str | None) -> str | None:
-    """The review id our marker in a posted review's body names, if any."""
-    match = REVIEW_MARKER_PATTERN.search(body or "")
+    """The review id the last review marker in a posted review's body names, if any."""
+    match = last_match(REVIEW_MARKER_PATTERN, body)
     return match.group(1) if match else None
 
 
@@ -162,16 +166,21 @@ def _raisers(shared: SharedFinding) -> list[str]:
 
 def comment_body(shared: SharedFinding) -> str:
     """Title, explanation, the suggestion block, proof and agreement notes, then the marker; a
-    finding raised under several lenses names each lens and seat once."""
+    finding raised under several lenses names each lens and seat once.
+
+    The seat's words are neutralised (they cannot open or close a marker); the suggested code is
+    kept exactly, as applying it must give that code, and the marker after it is the one read.
+    """
     item = shared.first
     finding = item.finding
+    title, text = neutralise(finding.title), neutralise(finding.body.strip())
     lenses = list(dict.fromkeys(other.lens for _sid, other in shared.items))
     heading = (
-        f"**{finding.title}** ({item.lens}, seat {item.seat})"
+        f"**{title}** ({item.lens}, seat {item.seat})"
         if len(lenses) == 1
-        else f"**{finding.title}** ({', '.join(lenses)})"
+        else f"**{title}** ({', '.join(lenses)})"
     )
-    parts = [heading, "", finding.body.strip()]
+    parts = [heading, "", text]
     replacement = next(
         (other.finding.suggestion for _sid, other in shared.items if other.finding.suggestion),
         None,
@@ -180,7 +189,8 @@ def comment_body(shared: SharedFinding) -> str:
         parts += ["", suggestion_block(replacement)]
     proven = next((other for _sid, other in shared.items if other.proven), None)
     if proven is not None and proven.finding.proof is not None:
-        parts += ["", PROVEN_NOTE.format(test=proven.finding.proof.test.replace("`", "'"))]
+        test = neutralise(proven.finding.proof.test.replace("`", "'"))
+        parts += ["", PROVEN_NOTE.format(test=test)]
     if len(lenses) > 1:
         parts += ["", RAISED_NOTE.format(count=len(lenses), raisers=", ".join(_raisers(shared)))]
     elif item.agreements:
@@ -190,7 +200,7 @@ def comment_body(shared: SharedFinding) -> str:
 
 
 def _excerpt(text: str) -> str:
-    line = " ".join(text.split())
+    line = " ".join(neutralise(text).split())
     return line if len(line) <= BODY_EXCERPT_CHARS else line[: BODY_EXCERPT_CHARS - 1] + "…"
 
 
@@ -200,8 +210,8 @@ def _outside_line(shared: SharedFinding) -> str:
     proven = " (proven)" if any(other.proven for _sid, other in shared.items) else ""
     raisers = ", ".join(f"{other.lens}, seat {other.seat}" for _sid, other in shared.items)
     return (
-        f"- `{finding.path}` line {finding.line}: **{finding.title}**{proven} "
-        f"({raisers}) — {_excerpt(finding.body)}"
+        f"- `{neutralise(finding.path)}` line {finding.line}: **{neutralise(finding.title)}**"
+        f"{proven} ({raisers}) — {_excerpt(finding.body)}"
     )
 
 
@@ -267,7 +277,7 @@ def fold_comments(draft: Draft) -> Draft:
     marker = review_marker(draft.review_id)
     head = draft.body.replace(marker, "").rstrip().split("\n")
     folded = [
-        f"- `{item.path}` line {item.line}: {_excerpt(_MARKER.sub('', item.body))}"
+        f"- `{item.path}` line {item.line}: {_excerpt(without_suggestion_marker(item.body))}"
         for item in draft.comments
     ]
     body = _bounded_body(head, folded, ["", marker], header=FOLDED_HEADER)

@@ -29,11 +29,11 @@ class PullSnapshot:
 
 @dataclass(frozen=True)
 class PostedReview:
-    """A review on the pull request; ``by_bot`` when a bot (ours or another) posted it."""
+    """A review on the pull request; ``ours`` when the app's own bot posted it."""
 
     id: int
     body: str
-    by_bot: bool
+    ours: bool
 
 
 @dataclass(frozen=True)

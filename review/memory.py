@@ -20,6 +20,7 @@ from continual.memory import (
     recalled_block,
 )
 from continual.packing import Block, Budget, pack_lines
+from continual.secrets import first_secret
 from review.contract import CallResult, HypothesisStatus, ToolReceipt, ToolStatus
 from review.subjects import (
     fact_subject,
@@ -121,7 +122,12 @@ class SessionMemory:
         with self._lock:
             self._records.append(CallRecord(call_id, seat, lens, files, result))
             learned: list[SessionItem] = []
+            withheld: list[str] = []
             for new in self._extract(seat, lens, files, result):
+                secret = first_secret(new.subject, new.text)
+                if secret is not None:  # never handed on, stored or written: only counted
+                    withheld.append(secret.rule)
+                    continue
                 if new.key in self._keys:
                     continue
                 self._keys.add(new.key)
@@ -135,6 +141,11 @@ class SessionMemory:
             "session memory recorded",
             extra={"review": self.review_id, "call": call_id, "learned": len(learned)},
         )
+        if withheld:
+            log.warning(
+                "session memory withheld items holding a secret",
+                extra={"review": self.review_id, "call": call_id, "rules": sorted(set(withheld))},
+            )
         return tuple(learned)
 
     def _extract(

@@ -58,9 +58,12 @@ async def post_draft(poster: Poster, target: ReviewTarget, draft: Draft, *, resu
 async def _find_posted(
     github: ReviewGitHub, target: ReviewTarget, review_id: str
 ) -> PostedReview | None:
-    """A review of ours already on GitHub for this run (posted before an interruption)."""
+    """A review of ours already on GitHub for this run (posted before an interruption).
+
+    Only the app's own reviews are read, and in each only its last review marker counts.
+    """
     for review in await github.list_reviews(target.repository, target.pr):
-        if review.by_bot and marked_review_id(review.body) == review_id:
+        if review.ours and marked_review_id(review.body) == review_id:
             return review
     return None
 

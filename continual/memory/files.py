@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from continual.memory.items import MemoryHit, MemoryItem
+from continual.memory.items import MemoryHit, MemoryItem, without_secrets
 
 SESSIONS_DIR = "sessions"
 SESSION_FILE = "session-memory.jsonl"
@@ -85,13 +85,14 @@ def write_session_file(
     hits: Sequence[MemoryHit],
     now_ms: int,
 ) -> Path:
-    """Write ``session-memory.jsonl`` atomically: one line per item learned, recalled and hit."""
+    """Write ``session-memory.jsonl`` atomically: one line per item learned, recalled and hit
+    (an item holding a secret is left out)."""
     folder = session_dir(store_dir, repository, review_id)
     folder.mkdir(parents=True, exist_ok=True)
     lines = [
         {"type": "session", "review": review_id, "repository": repository, "at_ms": now_ms},
-        *(_item_line("learned", item) for item in learned),
-        *(_item_line("recalled", item) for item in recalled),
+        *(_item_line("learned", item) for item in without_secrets(learned)),
+        *(_item_line("recalled", item) for item in without_secrets(recalled)),
         *(_hit_line(hit) for hit in hits),
     ]
     path = folder / SESSION_FILE

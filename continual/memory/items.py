@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from continual.secrets import first_secret
 from continual.values import EntryState
 
 TOOL_PATH_TTL = timedelta(days=90)
@@ -56,6 +58,11 @@ def finding_of_subject(subject: str) -> tuple[str, str] | None:
     kind, _, rest = subject.partition(":")
     key, sep, path = rest.partition(":")
     return (key, path) if kind == "finding" and sep else None
+
+
+def without_secrets(items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """The items that hold no secret in their subject or text (the scan lessons get)."""
+    return [item for item in items if first_secret(item.subject, item.text) is None]
 
 
 def kept_as(kind: ItemKind, now: datetime) -> tuple[EntryState, datetime]:

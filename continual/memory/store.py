@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Connection, delete, func, insert, select
 
-from continual.memory.items import ItemKind, MemoryHit, MemoryItem
+from continual.memory.items import ItemKind, MemoryHit, MemoryItem, without_secrets
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.values import EntryState
 
@@ -33,7 +33,9 @@ def save_items(
     items: Sequence[MemoryItem],
     now_ms: int,
 ) -> int:
-    """Store what a review learned; tool paths arrive active, the rest as candidates."""
+    """Store what a review learned; tool paths arrive active, the rest as candidates. An item
+    holding a secret is never stored."""
+    items = without_secrets(items)
     if not items:
         return 0
     conn.execute(

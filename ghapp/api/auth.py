@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -12,12 +11,13 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from continual import persons
 from continual.persons import Caller
 from continual.surfaces import Target, target_named
+from ghapp.bodies import Refused, parse_json, read_capped
 from ghapp.db import reading
 from ghapp.deps import Deps
 
@@ -47,7 +47,9 @@ class ApiError(Exception):
         error: dict[str, str] = {"code": self.code, "message": self.message}
         if self.field is not None:
             error["field"] = self.field
-        headers = {"www-authenticate": "Bearer"} if self.status == 401 else None
+        headers = {"www-authenticate": "Bearer"} if self.status == 401 else {}
+        if self.status == 413:  # the rest of the body is not wanted: end the connection
+            headers["connection"] = "close"
         return JSONResponse({"error": error}, status_code=self.status, headers=headers)
 
 
@@ -165,13 +167,19 @@ async def target_param(request: Request, caller: Caller) -> Target:
 
 
 async def json_body(request: Request) -> Any:
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
-        raise ApiError(413, "too_large", f"the body is over {MAX_BODY_BYTES} bytes")
+    """The request's JSON body, read no further than `MAX_BODY_BYTES`."""
     try:
-        return json.loads(body or b"null")
+        body = await read_capped(request, MAX_BODY_BYTES)
+    except Refused as refused:
+        raise ApiError(refused.status, refused.code, refused.message) from None
+    except ClientDisconnect:
+        raise ApiError(400, "bad_request", "the body did not arrive whole") from None
+    try:
+        return parse_json(body or b"null")
     except ValueError:
-        raise ApiError(400, "bad_request", "the body is not valid JSON") from None
+        raise ApiError(
+            400, "bad_request", "the body is not valid JSON (nested at most 1024 deep)"
+        ) from None
 
 
 async def unknown_route(request: Request) -> Response:

@@ -50,6 +50,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from ghapp.app import build_deps, create_app
+    from ghapp.serving import uvicorn_config
 
     settings.require_github()
     review_config = _review_config(args, settings)
@@ -66,7 +67,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         )
         deps = build_deps(settings, engine=engine, review_config=review_config)
         app = create_app(settings, deps=deps, run_worker=not args.no_worker)
-        uvicorn.run(app, host=host, port=port, log_config=None)
+        config = uvicorn_config(app, settings, host=host, port=port, log_config=None)
+        uvicorn.Server(config).run()
     return 0
 
 

@@ -14,10 +14,6 @@ from review.shards import PullFile
 UNPROCESSABLE = 422
 
 
-def _posted(review: Review) -> PostedReview:
-    return PostedReview(id=review.id, body=review.body, by_bot=review.user.is_bot)
-
-
 class InstallationReviewGitHub:
     """``ReviewGitHub`` on an installation client: GitHub's values mapped to the review's.
 
@@ -25,8 +21,13 @@ class InstallationReviewGitHub:
     posted review's comments); every other error keeps its type for the job runner.
     """
 
-    def __init__(self, client: InstallationClient) -> None:
+    def __init__(self, client: InstallationClient, *, bot_login: str) -> None:
         self.client = client
+        self.bot_login = bot_login.lower()
+
+    def _posted(self, review: Review) -> PostedReview:
+        ours = review.user.is_bot and review.user.login.lower() == self.bot_login
+        return PostedReview(id=review.id, body=review.body, ours=ours)
 
     def __repr__(self) -> str:
         return f"InstallationReviewGitHub({self.client!r})"
@@ -50,7 +51,9 @@ class InstallationReviewGitHub:
         ]
 
     async def list_reviews(self, repository: str, number: int) -> list[PostedReview]:
-        return [_posted(review) for review in await self.client.list_reviews(repository, number)]
+        return [
+            self._posted(review) for review in await self.client.list_reviews(repository, number)
+        ]
 
     async def create_review(
         self,
@@ -73,7 +76,7 @@ class InstallationReviewGitHub:
             if exc.status != UNPROCESSABLE or not comments:
                 raise
             raise PlacementRefused(str(exc)) from exc
-        return _posted(review)
+        return self._posted(review)
 
     async def list_review_comments(
         self, repository: str, number: int, review_id: int

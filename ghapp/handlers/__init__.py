@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from ghapp.handlers import installations, pulls, push
+from ghapp.handlers import installations, pulls, push, repositories
 from ghapp.router import Router
 
 
 def build_router(*, coalesce_ms: int = pulls.COALESCE_MS) -> Router:
     """Every route; `coalesce_ms` is how long a reply's write-back waits for the rest of a burst."""
-    return Router(installations.ROUTES, pulls.routes(coalesce_ms=coalesce_ms), push.ROUTES)
+    return Router(
+        installations.ROUTES,
+        repositories.ROUTES,
+        pulls.routes(coalesce_ms=coalesce_ms),
+        push.ROUTES,
+    )

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from continual.tables import Repository
 from ghapp.deps import Deps
+from ghapp.envelopes import InstallationEvent, InstallationRepositoriesEvent
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload, Route, installation_key
 from ghapp.tables import Installation, JobState
@@ -36,6 +37,7 @@ def apply_installation(deps: Deps, payload: Payload) -> None:
                 payload.get("repositories") or (),
                 account_id=row.account_id,
                 installation_id=row.id,
+                now=now,
                 account_login=installation["account"]["login"],
             )
         elif action == "deleted":
@@ -68,6 +70,7 @@ def apply_installation_repositories(deps: Deps, payload: Payload) -> None:
             payload.get("repositories_added") or (),
             account_id=account.id,
             installation_id=row.id,
+            now=now,
             account_login=account.login,
         )
         remove_repositories(
@@ -89,6 +92,7 @@ ROUTES = [
         actions=frozenset({"created", "deleted", "suspend", "unsuspend"}),
         kind="installation.sync",
         handler=on_installation,
+        shape=InstallationEvent,
         serial_key=installation_key,
         lifecycle=True,
     ),
@@ -97,6 +101,7 @@ ROUTES = [
         actions=frozenset({"added", "removed"}),
         kind="installation.repositories",
         handler=on_installation_repositories,
+        shape=InstallationRepositoriesEvent,
         serial_key=installation_key,
         lifecycle=True,
     ),

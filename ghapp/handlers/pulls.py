@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from ghapp.envelopes import (
+    IssueCommentEvent,
+    PullRequestEvent,
+    ReviewCommentEvent,
+    ReviewEvent,
+)
 from ghapp.handlers.reviews import on_review
 from ghapp.handlers.writeback import on_writeback
 from ghapp.router import Payload, Route
@@ -62,12 +68,14 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             actions=WRITEBACK_ACTIONS,
             kind="pull_request.writeback",
             handler=on_writeback,
+            shape=PullRequestEvent,
         ),
         Route(
             event="pull_request",
             actions=REVIEW_ACTIONS,
             kind="pull_request.review",
             handler=on_review,
+            shape=PullRequestEvent,
             when=_not_draft,
         ),
         Route(
@@ -75,6 +83,7 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             actions=COMMENT_ACTIONS,
             kind="review_comment.writeback",
             handler=on_writeback,
+            shape=ReviewCommentEvent,
             when=_may_decide("comment"),
             coalesce_with=WRITEBACK_KINDS,
             delay_ms=coalesce_ms,
@@ -84,6 +93,7 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             actions=REVIEW_EVENT_ACTIONS,
             kind="review.writeback",
             handler=on_writeback,
+            shape=ReviewEvent,
             when=_may_decide("review"),
             coalesce_with=WRITEBACK_KINDS,
             delay_ms=coalesce_ms,
@@ -93,6 +103,7 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             actions=COMMENT_ACTIONS,
             kind="issue_comment.writeback",
             handler=on_writeback,
+            shape=IssueCommentEvent,
             when=_comment_on_pull_request,
             coalesce_with=WRITEBACK_KINDS,
             delay_ms=coalesce_ms,

@@ -59,9 +59,13 @@ async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
     target = ReviewTarget(
         account_id, event.repository_id, event.repository, event.pr, event.head_sha
     )
+    slug = await deps.github.app_slug(deps.settings.app_slug)
+    github = InstallationReviewGitHub(
+        deps.github.installation(event.installation_id), bot_login=f"{slug}[bot]"
+    )
     await review_pull(
         target,
-        github=InstallationReviewGitHub(deps.github.installation(event.installation_id)),
+        github=github,
         engine=deps.engine,
         store_dir=deps.settings.store_dir,
         config=config,

@@ -319,6 +319,31 @@ class GitHubSimulator(PushDriver):
         self._emit_event("pull_request_review_comment", payload)
         return self.context.shapes.review_comment(comment)
 
+    def add_review(
+        self,
+        repo: str,
+        number: int,
+        *,
+        body: str,
+        author: str = "maintainer",
+        author_association: str = "MEMBER",
+        user_type: str = "User",
+    ) -> Json:
+        """A submitted review (event COMMENT, no comments) by ``author``."""
+        who = self._author(author, author_association, user_type, False)
+        review, _ = conversation.create_review(
+            self.world,
+            repo,
+            number,
+            author=who,
+            body=body,
+            event="COMMENT",
+            commit_id=None,
+            comments=(),
+        )
+        self._emit_event("pull_request_review", self.payloads.review(review))
+        return self.context.shapes.review(review)
+
     def reply(
         self,
         repo: str,

@@ -11,6 +11,7 @@ from continual.markers import (
     FIX_MARKER,
     SUGGESTION_MARKER,
     SuggestionMarker,
+    neutralise,
     parse_fix_marker,
     parse_suggestion_marker,
     render_fix_marker,
@@ -43,8 +44,26 @@ def test_the_last_marker_counts() -> None:
     second = render_suggestion_marker("b", KEY)
     parsed = parse_suggestion_marker(f"{first}\ntext\n{second}")
     assert parsed is not None and parsed.suggestion_id == "b"
-    # a malformed marker after a good one spoils it: the last one must be exact
-    assert parse_suggestion_marker(f"{first}\n<!-- hindsight:suggestion id=b -->") is None
+    # only exact markers count: a malformed one after a good one does not spoil it
+    parsed = parse_suggestion_marker(f"{first}\n<!-- hindsight:suggestion id=b -->")
+    assert parsed is not None and parsed.suggestion_id == "a"
+
+
+def test_an_unclosed_marker_before_the_real_one_does_not_unlink_it() -> None:
+    quoted = "The seat wrote <!-- hindsight:suggestion and never closed it."
+    for body in (quoted, neutralise(quoted)):
+        parsed = parse_suggestion_marker(with_suggestion_marker(body, "real", KEY))
+        assert parsed == SuggestionMarker("real", KEY)
+
+
+@given(st.text(alphabet="<!->-\u200b hindsight:suggestion=x", max_size=80))
+def test_neutralised_text_opens_and_closes_no_comment(text: str) -> None:
+    safe = neutralise(text)
+    assert "<!--" not in safe and "-->" not in safe and "--!>" not in safe
+    assert safe.replace("\u200b", "") == text.replace("\u200b", "")
+    assert parse_suggestion_marker(with_suggestion_marker(safe, "s1", KEY)) == SuggestionMarker(
+        "s1", KEY
+    )
 
 
 @pytest.mark.parametrize(

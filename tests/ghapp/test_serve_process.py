@@ -16,7 +16,7 @@ from ghapp.db import reading
 from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job
 from tests.conftest import WEBHOOK_SECRET
-from tests.support.processes import free_port, ready, start, stop
+from tests.support.processes import environment, free_port, ready, start, stop
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import wait_for
 
@@ -25,21 +25,6 @@ from tests.support.web import wait_for
 def sim() -> Iterator[GitHubSimulator]:
     with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as simulator:
         yield simulator
-
-
-def environment(sim: GitHubSimulator, database_url: str, tmp_path: Path) -> dict[str, str]:
-    key_file = tmp_path / "app.pem"
-    key_file.write_text(app_key().private_pem)
-    return {
-        **os.environ,
-        "HINDSIGHT_DATABASE_URL": database_url,
-        "HINDSIGHT_GITHUB_APP_ID": str(APP_ID),
-        "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE": str(key_file),
-        "HINDSIGHT_WEBHOOK_SECRET": WEBHOOK_SECRET,
-        "HINDSIGHT_GITHUB_API_URL": sim.base_url,
-        "HINDSIGHT_STORE_DIR": str(tmp_path / "store"),
-        "HINDSIGHT_CONFIG": str(tmp_path / "hindsight.toml"),
-    }
 
 
 def test_serve_records_webhooks_and_its_worker_runs_them(

@@ -171,11 +171,13 @@ def test_purge_deletes_everything_of_one_account(
         assert len(conn.execute(select(Account.login)).scalars().all()) == 2, "nothing deleted"
     assert cli_main(["purge", "--account", "doomed", "--yes"]) == 0
     counts = json.loads(capsys.readouterr().out)
-    assert counts["accounts"] == 1 and counts["deliveries"] == 1 and counts["files"] == 1
+    assert counts["accounts"] == 1 and counts["delivery bodies"] == 1 and counts["files"] == 1
     with engine.connect() as conn:
         assert conn.execute(select(Account.login)).scalars().all() == ["kept"]
         assert conn.execute(select(Repository.full_name)).scalars().all() == ["kept/r"]
         assert conn.execute(select(Job.delivery_id)).scalars().all() == ["d2"]
+        kept = dict(conn.execute(select(Delivery.id, Delivery.body)).all())
+        assert kept == {"d1": "", "d2": "{}"}, "the purged account's key stays, not its body"
         assert conn.execute(select(Installation.id)).scalars().all() == [20]
     assert not (store_dir / "doomed").exists()
     assert cli_main(["purge", "--account", "nobody", "--yes"]) == 1

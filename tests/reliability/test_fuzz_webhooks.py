@@ -16,7 +16,7 @@ from ghapp.app import build_deps, create_app
 from ghapp.settings import Settings
 from ghapp.signature import sign
 from ghapp.tables import Delivery
-from tests.conftest import WEBHOOK_SECRET
+from tests.conftest import FIXTURES, WEBHOOK_SECRET
 from tests.support.web import serve
 
 
@@ -92,7 +92,9 @@ def test_arbitrary_requests_never_fail_the_server(
 def test_valid_delivery_still_accepted_after_fuzzing(served: tuple[str, Engine]) -> None:
     base, engine = served
     before = stored(engine)
-    body = json.dumps({"action": "opened", "zen": str(uuid.uuid4())}).encode()
+    payload = json.loads((FIXTURES / "pull_request" / "opened.payload.json").read_text())
+    payload["zen"] = str(uuid.uuid4())
+    body = json.dumps(payload).encode()
     headers = {
         "x-github-event": "pull_request",
         "x-github-delivery": str(uuid.uuid4()),

@@ -5,12 +5,23 @@ from __future__ import annotations
 import re
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import insert, select
 
-from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem
+from continual.memory import (
+    RECALLED_HEADER,
+    ItemKind,
+    MemoryItem,
+    MemoryItemRow,
+    save_items,
+    write_session_file,
+)
+from continual.tables import Account, Repository
 from continual.values import EntryState
+from ghapp.db import make_engine, migrate
 from review.contract import (
     CallResult,
     Fact,
@@ -356,3 +367,62 @@ def test_recording_from_many_threads_loses_nothing() -> None:
     items = memory.items()
     assert len(items) == 400 and len(memory.records()) == 400
     assert sorted(item.seq for item in items) == list(range(1, 401))
+
+
+SECRET_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_items_holding_a_secret_are_never_handed_on_stored_or_written(tmp_path: Path) -> None:
+    memory = SessionMemory("r1", HEAD)
+    leaky = CallResult(
+        tool_receipts=(
+            receipt("t1", "curl https://api.example/ping", ToolStatus.FAILED),
+            receipt(
+                "t2",
+                f"curl -H 'Authorization: token {SECRET_TOKEN}' https://api.example/ping",
+                ToolStatus.PASSED,
+                corrects="t1",
+            ),
+        ),
+        facts=(
+            Fact("config", f"The deploy token is {SECRET_TOKEN}."),
+            Fact("decision", "The loader stays synchronous."),
+        ),
+        findings=(
+            Finding(path="src/app.py", line=3, title="Token in code", body=f"{SECRET_TOKEN}."),
+        ),
+    )
+    learned = memory.record("c1", "alpha", "correctness", ["src/app.py"], leaky)
+    assert [item.text for item in learned] == ["Fact (decision): The loader stays synchronous."]
+    handed = memory.block_for(["src/app.py"], seat="beta", lens="security")
+    assert SECRET_TOKEN not in handed.text and "synchronous" in handed.text
+
+    # The core refuses them too, whoever hands them over.
+    planted = [*memory.persistables(NOW), *(_item(f"Fact (config): {SECRET_TOKEN}"),)]
+    path = write_session_file(
+        tmp_path, "octo/app", "r1", learned=planted, recalled=[], hits=[], now_ms=0
+    )
+    assert SECRET_TOKEN not in path.read_text() and "synchronous" in path.read_text()
+    engine = make_engine(f"sqlite:///{tmp_path / 'h.db'}")
+    migrate(engine)
+    with engine.begin() as conn:
+        conn.execute(insert(Account).values(id=1, login="octo", created_ms=0))
+        conn.execute(insert(Repository).values(id=11, account_id=1, full_name="octo/app"))
+        saved = save_items(conn, account_id=1, repository_id=11, items=planted, now_ms=0)
+        texts = conn.execute(select(MemoryItemRow.text)).scalars().all()
+    engine.dispose()
+    assert saved == 1 and texts == ["Fact (decision): The loader stays synchronous."]
+
+
+def _item(text: str) -> MemoryItem:
+    return MemoryItem(
+        kind=ItemKind.FACT,
+        subject="fact:config",
+        text=text,
+        seat="alpha",
+        session="r1",
+        commit=HEAD,
+        state=EntryState.CANDIDATE,
+        expires_at=NOW + timedelta(days=30),
+        recorded_at=NOW,
+    )

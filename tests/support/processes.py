@@ -1,7 +1,8 @@
-"""Running `hindsight` as a real process in tests: a free port, start, stop and readiness."""
+"""`hindsight serve` and friends as real processes, configured only by the environment."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -10,11 +11,29 @@ from pathlib import Path
 
 import httpx
 
+from ghapp.simulator import GitHubSimulator
+from tests.support.simulator import APP_ID, WEBHOOK_SECRET, app_key
+
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def environment(sim: GitHubSimulator, database_url: str, tmp_path: Path) -> dict[str, str]:
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(app_key().private_pem)
+    return {
+        **os.environ,
+        "HINDSIGHT_DATABASE_URL": database_url,
+        "HINDSIGHT_GITHUB_APP_ID": str(APP_ID),
+        "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE": str(key_file),
+        "HINDSIGHT_WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "HINDSIGHT_GITHUB_API_URL": sim.base_url,
+        "HINDSIGHT_STORE_DIR": str(tmp_path / "store"),
+        "HINDSIGHT_CONFIG": str(tmp_path / "hindsight.toml"),
+    }
 
 
 def start(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:

@@ -1,0 +1,120 @@
+"""The door's guard: a bounded number of requests in flight, and a deadline for reading each body.
+
+A request over the bound is answered 503 at once and its connection closed, so a flood of slow
+clients cannot hold every descriptor; a body that has not arrived whole by the deadline is answered
+408 and its connection closed. `/healthz` and `/readyz` are answered outside the bound, so a
+flood never hides whether the process is up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+UNBOUNDED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+# Descriptors kept back from requests in flight: the database, logs, the worker's HTTP clients.
+RESERVED_DESCRIPTORS = 64
+
+
+def descriptor_bound(configured: int) -> int:
+    """At most `configured` requests in flight, and at most half the descriptors left over."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return configured
+    return max(1, min(configured, (soft - RESERVED_DESCRIPTORS) // 2))
+
+
+def _error(status: int, code: str, message: str) -> tuple[Message, Message]:
+    body = orjson.dumps({"error": {"code": code, "message": message}})
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    if status == 503:
+        headers.append((b"retry-after", b"1"))
+    start: Message = {"type": "http.response.start", "status": status, "headers": headers}
+    return start, {"type": "http.response.body", "body": body, "more_body": False}
+
+
+class BodyTimeout(Exception):
+    """The body did not arrive whole before the deadline."""
+
+
+class Guard:
+    """ASGI middleware bounding requests in flight and the time their bodies take to arrive."""
+
+    def __init__(self, app: ASGIApp, *, max_in_flight: int, body_timeout_s: float) -> None:
+        self.app = app
+        self.max_in_flight = max_in_flight
+        self.body_timeout_s = body_timeout_s
+        self.in_flight = 0
+        self._refused = 0
+        self._refusals_logged_at = 0.0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in UNBOUNDED_PATHS:
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.max_in_flight:
+            self._note_refusal()
+            for message in _error(503, "busy", "too many requests in flight; retry shortly"):
+                await send(message)
+            return
+        self.in_flight += 1
+        try:
+            await self._bounded(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+
+    def _note_refusal(self) -> None:
+        """Count a refusal; log the count at most once a second (a flood must not flood the log)."""
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._refusals_logged_at >= 1.0:
+            log.warning(
+                "requests refused: too many in flight",
+                extra={"limit": self.max_in_flight, "refused": self._refused},
+            )
+            self._refused = 0
+            self._refusals_logged_at = now
+
+    async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.body_timeout_s
+        state = {"body_done": False, "timed_out": False, "started": False}
+
+        async def receive_by_deadline() -> Message:
+            if state["body_done"]:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                state["timed_out"] = True
+                raise BodyTimeout from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                state["body_done"] = True
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                state["started"] = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive_by_deadline, tracked_send)
+        except Exception:
+            if not state["timed_out"]:
+                raise
+        if state["timed_out"] and not state["started"]:
+            log.info("request body too slow", extra={"path": scope["path"]})
+            message = f"the body did not arrive within {self.body_timeout_s:g} s"
+            for reply in _error(408, "body_timeout", message):
+                await send(reply)
