@@ -25,7 +25,7 @@ from continual.injections import (
 from continual.memory import recall_items, recalled_block
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
-from continual.recall.index import Card
+from continual.recall.cards import Card
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
 from continual.suppression import (
     DEFAULT_SUPPRESS_DAYS,
@@ -159,7 +159,7 @@ def _query_hand(
     cap: int,
     budget: Budget | None,
 ) -> Handed:
-    found = snapshot.index.search(
+    found = snapshot.search(
         paths=paths,
         identifiers=identifiers,
         words=words,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
+from continual.tables.changes import EntryChange
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
     Agreement,
@@ -23,6 +24,7 @@ __all__ = [
     "CallRecordRow",
     "CallStatus",
     "Entry",
+    "EntryChange",
     "Injection",
     "JudgeVerdictRow",
     "MemoryHitRow",

@@ -8,7 +8,7 @@ from typing import Any
 
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.persons import Caller, Preference
-from continual.recall.snapshot import Lesson, SourceReceipt
+from continual.recall.lessons import Lesson, SourceReceipt
 from continual.surfaces import Handed, Target
 from ghapp.api.auth import iso
 

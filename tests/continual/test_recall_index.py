@@ -179,13 +179,15 @@ def test_limit_keeps_the_head_of_the_ranking() -> None:
     ]
 
 
-def test_a_snapshot_is_frozen() -> None:
+def test_the_index_changes_only_through_apply() -> None:
     cards = [card("x", identifiers=("parse_config",))]
     index = RecallIndex.build(cards)
     cards.append(card("y", identifiers=("parse_config",)))
     assert [h.card.id for h in index.query(identifiers=["parse_config"])] == ["x"]
-    with pytest.raises(AttributeError):
-        index.cards = ()  # type: ignore[misc]
+    index.apply(upserts=[cards[1]])
+    assert [h.card.id for h in index.query(identifiers=["parse_config"])] == ["x", "y"]
+    index.apply(removals=["x", "absent"])
+    assert [h.card.id for h in index.query(identifiers=["parse_config"])] == ["y"]
     assert len(index) == 1
 
 

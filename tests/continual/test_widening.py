@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from continual.recall.snapshot import build_snapshot, widened
+from continual.recall.lessons import widened
+from continual.recall.snapshot import build_snapshot
 from continual.surfaces import hand_review_lessons
 from continual.values import Scope, Source
 from tests.support.recall import NOW, Tenant, accept, entry_of, seed

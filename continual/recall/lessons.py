@@ -1,0 +1,307 @@
+"""An account's lessons as read from the store: state, scope, counts, receipts and recall card."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from sqlalchemy import Connection, and_, case, func, select
+
+from continual.lifecycle import ReceiptFacts, Tally, entry_state, tally
+from continual.recall.cards import Card
+from continual.tables import Entry, Receipt, Repository, Suggestion
+from continual.values import Decision, EntryState, Scope, Source
+
+# The only sources that widen a lesson to its account (docs/writeback.md, "Entries and receipts").
+WIDENING_SOURCES = frozenset({Source.PROVEN.value, Source.FIX_PR.value})
+NO_COUNTS = Tally(0, 0, 0, None)
+ENTRY_COLUMNS = (
+    Entry.id,
+    Entry.key,
+    Entry.repository_id,
+    Entry.lens,
+    Entry.title,
+    Entry.text,
+    Entry.admission,
+    Entry.associations,
+    Entry.revision,
+    Entry.demoted_ms,
+    Entry.last_confirmed_ms,
+    Entry.expires_ms,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReceipt:
+    """One receipt of a lesson, as a person reading the store sees it."""
+
+    decision: str
+    reason: str | None
+    source: str
+    rule: str | None
+    span: str | None
+    seat: str
+    lab: str | None
+    pr: int
+    suggestion: str
+    review: str | None
+    set_sha256: str | None
+    actor: str | None
+    at_ms: int
+    superseded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """One live entry with everything recall and the API need: state, scope and receipts.
+
+    ``sources`` are read by ``load_lessons``; a recall snapshot reads the counts only and leaves
+    them empty.
+    """
+
+    id: str
+    key: str
+    repository_id: int
+    repository: str
+    scope: Scope
+    lens: str
+    title: str
+    text: str
+    state: EntryState
+    revision: int
+    sources: tuple[SourceReceipt, ...]
+    confirmations: int
+    last_confirmed_ms: int | None
+    expires_ms: int | None
+    demoted: bool
+    card: Card
+
+
+def mechanism_of(key: str) -> str:
+    """The mechanism hash at the end of an entry key (``lesson/<slug>-<hash>``)."""
+    return key.rpartition("-")[2]
+
+
+def widened(entries: Iterable[tuple[str, int, str]], proofs: Iterable[tuple[int, str]]) -> set[str]:
+    """Ids of entries that widen to their account.
+
+    ``entries`` are ``(id, repository_id, key)``; ``proofs`` are ``(repository_id, key)`` of
+    current accepted receipts whose source is a proven finding or a merged fix PR. An entry widens
+    when such a proof of its mechanism (same hash) exists in a second repository of the account.
+    """
+    proven_in: defaultdict[str, set[int]] = defaultdict(set)
+    for repository_id, key in proofs:
+        proven_in[mechanism_of(key)].add(repository_id)
+    return {
+        entry_id
+        for entry_id, repository_id, key in entries
+        if proven_in.get(mechanism_of(key), set()) - {repository_id}
+    }
+
+
+def _source(row: Any) -> SourceReceipt:
+    return SourceReceipt(
+        decision=row.decision,
+        reason=row.reason,
+        source=row.source,
+        rule=row.rule,
+        span=row.span,
+        seat=row.seat,
+        lab=row.lab,
+        pr=row.pr,
+        suggestion=row.suggestion_id,
+        review=row.review_id,
+        set_sha256=row.set_sha256,
+        actor=row.actor,
+        at_ms=row.at_ms,
+        superseded=bool(row.superseded),
+    )
+
+
+def _proven(receipt: Any) -> bool:
+    return (
+        receipt.source in WIDENING_SOURCES
+        and receipt.decision == Decision.ACCEPTED.value
+        and not receipt.superseded
+    )
+
+
+class _Reader:
+    """Turns entry rows, their counts and their proofs into lessons (one rule for every read)."""
+
+    def __init__(self, conn: Connection, account_id: int, now: int) -> None:
+        self.now = now
+        self.names = dict(
+            conn.execute(
+                select(Repository.id, Repository.full_name).where(
+                    Repository.account_id == account_id
+                )
+            ).all()
+        )
+        self._strings: dict[Any, Any] = {}
+
+    def lessons(
+        self,
+        rows: Sequence[Any],
+        counts: dict[str, Tally],
+        proven: Collection[str],
+        sources: dict[str, tuple[SourceReceipt, ...]] | None = None,
+    ) -> list[Lesson]:
+        keys = {row.id: (row.repository_id, row.key) for row in rows}
+        wide = widened(
+            ((row.id, row.repository_id, row.key) for row in rows),
+            (keys[entry_id] for entry_id in proven if entry_id in keys),
+        )
+        return [
+            self._lesson(
+                row,
+                counts.get(row.id, NO_COUNTS),
+                row.id in wide,
+                () if sources is None else sources.get(row.id, ()),
+            )
+            for row in rows
+        ]
+
+    def _lesson(
+        self, row: Any, counts: Tally, wide: bool, sources: tuple[SourceReceipt, ...]
+    ) -> Lesson:
+        state = entry_state(
+            demoted=row.demoted_ms is not None,
+            admitted=row.admission is None,
+            counts=counts,
+            expires_ms=row.expires_ms,
+            now_ms=self.now,
+        )
+        scope = Scope.ACCOUNT if wide else Scope.REPOSITORY
+        repository = self.names.get(row.repository_id, "")
+        return Lesson(
+            id=row.id,
+            key=row.key,
+            repository_id=row.repository_id,
+            repository=repository,
+            scope=scope,
+            lens=row.lens,
+            title=row.title,
+            text=row.text,
+            state=state,
+            revision=row.revision,
+            sources=sources,
+            confirmations=counts.accepted,
+            last_confirmed_ms=row.last_confirmed_ms,
+            expires_ms=row.expires_ms,
+            demoted=row.demoted_ms is not None,
+            card=self._card(row, repository, scope),
+        )
+
+    def _card(self, row: Any, repository: str, scope: Scope) -> Card:
+        """The recall card, its association strings and tuples shared with equal ones."""
+        links = orjson.loads(row.associations or "{}")
+        share = self._strings.setdefault
+        return Card(
+            id=row.id,
+            key=row.key,
+            revision=row.revision,
+            repository=repository,
+            scope=scope.value,
+            lens=share(row.lens, row.lens),
+            title=row.title,
+            text=row.text,
+            files=tuple(share(f, f) for f in links.get("files", ())),
+            identifiers=tuple(share(i, i) for i in links.get("identifiers", ())),
+            keyword_groups=tuple(
+                share(g, g)
+                for g in (tuple(share(t, t) for t in g) for g in links.get("keyword_groups", ()))
+            ),
+            folders=tuple(share(f, f) for f in links.get("folders", ())),
+        )
+
+
+def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _counts_query(account_id: int) -> Any:
+    accepted = Receipt.decision == Decision.ACCEPTED.value
+    labelled = and_(accepted, Receipt.lab.is_not(None), Receipt.lab != "")
+    return (
+        select(
+            Receipt.entry_id,
+            func.sum(case((accepted, 1), else_=0)).label("accepted"),
+            func.sum(case((accepted, 0), else_=1)).label("dismissed"),
+            func.sum(case((labelled, 1), else_=0)).label("labelled"),
+            func.max(case((accepted, Receipt.at_ms))).label("last"),
+        )
+        .where(Receipt.account_id == account_id, Receipt.superseded.is_(False))
+        .group_by(Receipt.entry_id)
+    )
+
+
+def _proofs_query(account_id: int) -> Any:
+    return select(Receipt.entry_id).where(
+        Receipt.account_id == account_id,
+        Receipt.source.in_(sorted(WIDENING_SOURCES)),
+        Receipt.decision == Decision.ACCEPTED.value,
+        Receipt.superseded.is_(False),
+    )
+
+
+def read_lessons(
+    conn: Connection, account_id: int, *, now: int, ids: Sequence[str] | None = None
+) -> list[Lesson]:
+    """The account's live entries as lessons with counts but no receipts (recall's read): all
+    of them, or those of ``ids``. Widening looks at the proofs of the entries read, so a partial
+    read must hold every entry of the mechanisms it touches."""
+    reader = _Reader(conn, account_id, now)
+    live = select(*ENTRY_COLUMNS).where(Entry.account_id == account_id, Entry.deleted_ms.is_(None))
+    counts_query, proofs_query = _counts_query(account_id), _proofs_query(account_id)
+    if ids is None:
+        parts: Iterable[tuple[Any, Any, Any]] = [(live, counts_query, proofs_query)]
+    else:
+        parts = (
+            (
+                live.where(Entry.id.in_(chunk)),
+                counts_query.where(Receipt.entry_id.in_(chunk)),
+                proofs_query.where(Receipt.entry_id.in_(chunk)),
+            )
+            for chunk in _chunks(ids)
+        )
+    rows: list[Any] = []
+    counts: dict[str, Tally] = {}
+    proven: set[str] = set()
+    for entries, tallies, proofs in parts:
+        rows.extend(conn.execute(entries).all())
+        for row in conn.execute(tallies):
+            counts[row.entry_id] = Tally(row.accepted, row.dismissed, row.labelled, row.last)
+        proven.update(conn.execute(proofs).scalars())
+    return reader.lessons(rows, counts, proven)
+
+
+def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]:
+    """Every live entry of the account with its receipts, ordered by repository, key and id."""
+    reader = _Reader(conn, account_id, now)
+    rows = conn.execute(
+        select(*ENTRY_COLUMNS).where(Entry.account_id == account_id, Entry.deleted_ms.is_(None))
+    ).all()
+    receipts: defaultdict[str, list[Any]] = defaultdict(list)
+    for receipt in conn.execute(
+        select(Receipt, Suggestion.review_id)
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(Receipt.account_id == account_id)
+        .order_by(Receipt.id)
+    ):
+        receipts[receipt.entry_id].append(receipt)
+    counts = {
+        entry_id: tally(
+            ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, bool(r.superseded)) for r in own
+        )
+        for entry_id, own in receipts.items()
+    }
+    proven = {entry_id for entry_id, own in receipts.items() if any(map(_proven, own))}
+    sources = {entry_id: tuple(map(_source, own)) for entry_id, own in receipts.items()}
+    lessons = reader.lessons(rows, counts, proven, sources)
+    lessons.sort(key=lambda lesson: (lesson.repository, lesson.key, lesson.id))
+    return lessons
