@@ -104,9 +104,7 @@ def test_the_log_is_pruned_behind_the_kept_window(db: Engine) -> None:
     pruning = (KEEP_CHANGES // PRUNE_EVERY + 1) * PRUNE_EVERY  # a generation that prunes
     with db.begin() as conn:  # as if the account had seen that many changes already
         conn.execute(
-            update(Account)
-            .where(Account.id == ACCOUNT_ID)
-            .values(store_generation=pruning - 1)
+            update(Account).where(Account.id == ACCOUNT_ID).values(store_generation=pruning - 1)
         )
         store.person_edit(
             conn, lesson.id, expected=lesson.revision, demote=True, actor="octocat", now=NOW
