@@ -92,6 +92,16 @@ class RecallIndex:
     def __len__(self) -> int:
         return len(self._slot)
 
+    @property
+    def postings(self) -> Postings:
+        """The inverted lists, by slot (for measuring them against other ways to score)."""
+        return self._postings
+
+    @property
+    def capacity(self) -> int:
+        """Slots allocated: one past the highest slot number in use or free."""
+        return len(self._cards)
+
     def card(self, card_id: str) -> Card | None:
         slot = self._slot.get(card_id)
         return None if slot is None else self._cards[slot]

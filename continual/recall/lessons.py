@@ -141,7 +141,8 @@ class _Reader:
                 )
             ).all()
         )
-        self._strings: dict[Any, Any] = {}
+        self._shared = _Shared()
+        self._groups = _SharedGroups(self._shared)
 
     def lessons(
         self,
@@ -177,46 +178,65 @@ class _Reader:
         )
         scope = Scope.ACCOUNT if wide else Scope.REPOSITORY
         repository = self.names.get(row.repository_id, "")
+        card = self._card(row, repository, scope)
+        share = self._shared.__getitem__
         return Lesson(
-            id=row.id,
-            key=row.key,
-            repository_id=row.repository_id,
-            repository=repository,
-            scope=scope,
-            lens=row.lens,
-            title=row.title,
-            text=row.text,
-            state=state,
-            revision=row.revision,
-            sources=sources,
-            confirmations=counts.accepted,
-            last_confirmed_ms=row.last_confirmed_ms,
-            expires_ms=row.expires_ms,
-            demoted=row.demoted_ms is not None,
-            card=self._card(row, repository, scope),
+            card.id,
+            card.key,
+            share(row.repository_id),
+            repository,
+            scope,
+            card.lens,
+            card.title,
+            card.text,
+            state,
+            card.revision,
+            sources,
+            counts.accepted,
+            share(row.last_confirmed_ms),
+            share(row.expires_ms),
+            row.demoted_ms is not None,
+            card,
         )
 
     def _card(self, row: Any, repository: str, scope: Scope) -> Card:
-        """The recall card, its association strings and tuples shared with equal ones."""
+        """The recall card; equal association strings and keyword groups are shared."""
         links = orjson.loads(row.associations or "{}")
-        share = self._strings.setdefault
+        share = self._shared.__getitem__
         return Card(
-            id=row.id,
-            key=row.key,
-            revision=row.revision,
-            repository=repository,
-            scope=scope.value,
-            lens=share(row.lens, row.lens),
-            title=row.title,
-            text=row.text,
-            files=tuple(share(f, f) for f in links.get("files", ())),
-            identifiers=tuple(share(i, i) for i in links.get("identifiers", ())),
-            keyword_groups=tuple(
-                share(g, g)
-                for g in (tuple(share(t, t) for t in g) for g in links.get("keyword_groups", ()))
-            ),
-            folders=tuple(share(f, f) for f in links.get("folders", ())),
+            row.id,
+            row.key,
+            row.revision,
+            repository,
+            scope.value,
+            share(row.lens),
+            row.title,
+            row.text,
+            tuple(map(share, links.get("files", ()))),
+            tuple(map(share, links.get("identifiers", ()))),
+            tuple(map(self._groups.__getitem__, map(tuple, links.get("keyword_groups", ())))),
+            tuple(map(share, links.get("folders", ()))),
         )
+
+
+class _Shared(dict[Any, Any]):
+    """One object per distinct value: the first seen stands for every equal one."""
+
+    def __missing__(self, value: Any) -> Any:
+        self[value] = value
+        return value
+
+
+class _SharedGroups(dict[tuple[str, ...], tuple[str, ...]]):
+    """One tuple per distinct keyword group, its terms shared through ``strings``."""
+
+    def __init__(self, strings: _Shared) -> None:
+        super().__init__()
+        self._strings = strings
+
+    def __missing__(self, group: tuple[str, ...]) -> tuple[str, ...]:
+        shared = self[group] = tuple(map(self._strings.__getitem__, group))
+        return shared
 
 
 def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
@@ -274,8 +294,8 @@ def read_lessons(
     proven: set[str] = set()
     for entries, tallies, proofs in parts:
         rows.extend(conn.execute(entries).all())
-        for row in conn.execute(tallies):
-            counts[row.entry_id] = Tally(row.accepted, row.dismissed, row.labelled, row.last)
+        for entry_id, accepted, dismissed, labelled, last in conn.execute(tallies).all():
+            counts[entry_id] = Tally(accepted, dismissed, labelled, last)
         proven.update(conn.execute(proofs).scalars())
     return reader.lessons(rows, counts, proven)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from itertools import chain, permutations
 from typing import Any
 
 import numpy as np
@@ -36,7 +38,6 @@ class Postings:
         self._changed: dict[int, Slots] = {}
         self._count = 0
         self._pairs: dict[str, dict[str, list[Group]]] = {}
-        self._filed: dict[Group, tuple[str, str]] = {}
         self._term_count: dict[str, int] = {}
 
     # -- building ------------------------------------------------------------------------------
@@ -47,38 +48,27 @@ class Postings:
         normalised once; a slot may repeat in a list, which scoring and removal allow."""
         built = cls()
         numbers: list[int] = []
-        slots: list[int] = []
-        memos: tuple[dict[Any, tuple[int, ...]], ...] = ({}, {}, {}, {})
-        numberings: tuple[Callable[[Any], tuple[int, ...]], ...] = (
-            built._file_numbers,
-            lambda raw: built._number(built.folders, normalise_path(raw)),
-            lambda raw: built._number(built.names, raw.strip()),
-            lambda raw: built._group_number(group_key(raw)),
-        )
-        for slot, card in enumerate(cards):
-            for memo, numbering, raws in zip(
-                memos,
-                numberings,
-                (card.files, card.folders, card.identifiers, card.keyword_groups),
-                strict=True,
-            ):
-                for raw in raws:
-                    found = memo.get(raw)
-                    if found is None:
-                        found = memo[raw] = numbering(raw)
-                    for number in found:
-                        numbers.append(number)
-                        slots.append(slot)
+        counts: list[int] = []
+        files = _Numbering(built._file_numbers).__getitem__
+        folders = _Numbering(lambda raw: built._number(built.folders, normalise_path(raw)))
+        names = _Numbering(lambda raw: built._number(built.names, raw.strip()))
+        groups = _Numbering(lambda raw: built._group_number(_normal_group(raw)))
+        extend, flat = numbers.extend, chain.from_iterable
+        for card in cards:
+            before = len(numbers)
+            extend(flat(map(files, card.files)))
+            extend(flat(map(folders.__getitem__, card.folders)))
+            extend(flat(map(names.__getitem__, card.identifiers)))
+            extend(flat(map(groups.__getitem__, card.keyword_groups)))
+            counts.append(len(numbers) - before)
         by_number = np.array(numbers, dtype=np.int64)
         order = np.argsort(by_number, kind="stable")
-        built._base = np.array(slots, dtype=SLOT)[order]
+        slots = np.repeat(np.arange(len(cards), dtype=SLOT), counts)
+        built._base = slots[order]
         built._bounds = np.searchsorted(
             by_number[order], np.arange(built._count + 1, dtype=np.int64)
         )
-        count = built._term_count
-        for group in built.groups:
-            for term in group:
-                count[term] = count.get(term, 0) + 1
+        built._term_count = dict(Counter(chain.from_iterable(built.groups)))
         for group in built.groups:
             built._file(group)
         return built
@@ -108,16 +98,19 @@ class Postings:
         else:
             first, second = sorted(group, key=lambda t: (count[t], t))[:2]
         self._pairs.setdefault(first, {}).setdefault(second, []).append(group)
-        self._filed[group] = (first, second)
 
     def _unfile(self, group: Group) -> None:
-        first, second = self._filed.pop(group)
-        seconds = self._pairs[first]
-        seconds[second].remove(group)
-        if not seconds[second]:
-            del seconds[second]
-            if not seconds:
-                del self._pairs[first]
+        """Take ``group`` out of the pair it was filed under (any two of its terms)."""
+        for first, second in permutations(group, 2):
+            seconds = self._pairs.get(first)
+            filed = None if seconds is None else seconds.get(second)
+            if filed is not None and group in filed:
+                filed.remove(group)
+                if not filed:
+                    del seconds[second]  # type: ignore[union-attr]
+                    if not seconds:
+                        del self._pairs[first]
+                break
         for term in group:
             self._term_count[term] -= 1
             if not self._term_count[term]:
@@ -190,3 +183,21 @@ class Postings:
                     if len(group) == 2 or terms.issuperset(group):
                         matched.append(slots(groups[group]))
         return matched
+
+
+class _Numbering(dict[Any, tuple[int, ...]]):
+    """Posting numbers per raw value, computed on first sight."""
+
+    def __init__(self, numbering: Callable[[Any], tuple[int, ...]]) -> None:
+        super().__init__()
+        self._numbering = numbering
+
+    def __missing__(self, raw: Any) -> tuple[int, ...]:
+        found = self[raw] = self._numbering(raw)
+        return found
+
+
+def _normal_group(raw: Group) -> Group:
+    """The group in normal form, as the very tuple given when it already is (less memory)."""
+    normal = group_key(raw)
+    return raw if normal == raw else normal

@@ -33,7 +33,7 @@ class Snapshot:
         self._lock = threading.RLock()
         self._lessons = {lesson.id: lesson for lesson in lessons}
         self._sorted: tuple[Lesson, ...] | None = None
-        self._mechanisms: dict[str, set[str]] = {}
+        self._mechanisms: dict[str, tuple[str, ...]] = {}  # mechanism -> entry ids
         self._expiring: list[tuple[int, str]] = []
         for lesson in lessons:
             self._track(lesson)
@@ -135,7 +135,10 @@ class Snapshot:
         self._sorted = None
 
     def _track(self, lesson: Lesson) -> None:
-        self._mechanisms.setdefault(mechanism_of(lesson.key), set()).add(lesson.id)
+        mechanism = mechanism_of(lesson.key)
+        held = self._mechanisms.get(mechanism, ())
+        if lesson.id not in held:
+            self._mechanisms[mechanism] = (*held, lesson.id)
         if lesson.expires_ms is not None and not lesson.demoted and lesson.expires_ms > self.now:
             heapq.heappush(self._expiring, (lesson.expires_ms, lesson.id))
 
@@ -144,10 +147,11 @@ class Snapshot:
         if lesson is None:
             return
         mechanism = mechanism_of(lesson.key)
-        held = self._mechanisms[mechanism]
-        held.discard(entry_id)
-        if not held:
-            del self._mechanisms[mechanism]
+        held = tuple(i for i in self._mechanisms.get(mechanism, ()) if i != entry_id)
+        if held:
+            self._mechanisms[mechanism] = held
+        else:
+            self._mechanisms.pop(mechanism, None)
 
     def _expire(self, now: int) -> None:
         """Lessons whose confirmation lapsed by ``now`` become expired and leave the index."""
