@@ -24,6 +24,7 @@ from continual.recall.cards import (
     why_matched,
 )
 from continual.recall.postings import Postings
+from continual.values import Scope
 
 RANK_GAP = 1 << 24  # room between neighbouring ids' ranks for ids inserted later
 SCORE_SHIFT = 48  # ranking key: the score's place in SCORES, from the top, above the id's rank
@@ -50,6 +51,9 @@ class RecallIndex:
         self._rank = np.zeros(capacity, dtype=np.int64)
         self._keyid = np.zeros(capacity, dtype=np.int32)
         self._shared = np.zeros(capacity, dtype=np.bool_)
+        self._account = np.zeros(capacity, dtype=np.bool_)  # account-scoped
+        self._repository = np.zeros(capacity, dtype=np.int32)  # numbered by _repositories
+        self._repositories: dict[str, int] = {}
         self._code = np.zeros(capacity, dtype=np.uint8)  # scratch: which SCORES a slot got
         self._mark = np.zeros(capacity, dtype=np.bool_)  # scratch: the slots a query touched
         self._keys: dict[str, int] = {}
@@ -83,6 +87,11 @@ class RecallIndex:
             else:
                 held.append(n)
         index._keyid[:count] = [keyids[card.key] for card in ordered]
+        index._account[:count] = [card.scope == Scope.ACCOUNT for card in ordered]
+        repositories = index._repositories
+        index._repository[:count] = [
+            repositories.setdefault(card.repository, len(repositories)) for card in ordered
+        ]
         for held in members.values():
             if len(held) > 1:
                 index._shared[held] = True
@@ -146,6 +155,9 @@ class RecallIndex:
         self._rank[slot] = self._place(card.id)
         kid = self._keys.setdefault(card.key, len(self._keys))
         self._keyid[slot] = kid
+        self._account[slot] = card.scope == Scope.ACCOUNT
+        repositories = self._repositories
+        self._repository[slot] = repositories.setdefault(card.repository, len(repositories))
         self._members.setdefault(kid, []).append(slot)
         self._postings.add(slot, Normal.of(card))
         touched.add(kid)
@@ -189,6 +201,8 @@ class RecallIndex:
         self._rank = _grown(self._rank, size)
         self._keyid = _grown(self._keyid, size)
         self._shared = _grown(self._shared, size)
+        self._account = _grown(self._account, size)
+        self._repository = _grown(self._repository, size)
         self._code = _grown(self._code, size)
         self._mark = _grown(self._mark, size)
         self._views = {r: _grown(v, size) for r, v in self._views.items()}
@@ -201,12 +215,15 @@ class RecallIndex:
         cached = self._views.get(repository)
         if cached is not None:
             return cached
-        size = len(self._cards)
-        ranks = np.full(size, -1, dtype=np.int8)
-        for slot in self._slot.values():
-            card = self._cards[slot]
-            assert card is not None
-            ranks[slot] = visibility_rank(card, repository)
+        live = np.zeros(len(self._cards), dtype=np.bool_)
+        live[list(self._slot.values())] = True
+        if repository is None:  # visibility_rank: repository-scoped 1, account-scoped 0
+            ranks = np.where(self._account, 0, 1).astype(np.int8)
+        else:  # own 2, account-scoped born here 1, other account-scoped 0, others' own -1
+            own = self._repository == self._repositories.get(repository, -1)
+            ranks = np.where(self._account, np.where(own, 1, 0), np.where(own, 2, -1))
+            ranks = ranks.astype(np.int8)
+        ranks[~live] = -1
         best = np.full(len(self._keys) + 1, -1, dtype=np.int8)
         live = ranks >= 0
         np.maximum.at(best, self._keyid[live], ranks[live])
