@@ -30,6 +30,7 @@ BENCHMARKS = {
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
     "writeback": (["bench/writeback.py"], ["bench/writeback.py"]),
     "review": (["bench/review.py"], ["bench/review.py"]),
+    "proofs": (["bench/proofs.py"], ["bench/proofs.py", "--proofs", "8"]),
 }
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continual.markers import parse_fix_marker, parse_suggestion_marker
-from continual.replies import Verdict, classify_reply, classify_typed, is_undo
+from continual.replies import AGREEMENT_RULE, Verdict, classify_reply, classify_typed, is_undo
 from continual.values import Decision, Reason, Source
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -180,11 +180,27 @@ def decide_thread(
         if undo is not None and _order(reply) <= _order(undo):
             continue
         verdict = classify_reply(reply.body, app_slug=app_slug)
+        if (
+            verdict is not None
+            and verdict.rule == AGREEMENT_RULE
+            and _answers_someone(thread, reply)
+        ):
+            verdict = None
         if verdict is None and judged:
             verdict = judged.get(reply.id)
         if verdict is not None:
             verdicts.append((reply, verdict))
     return _latest(thread.suggestion_id, verdicts, Source.REPLY)
+
+
+def _answers_someone(thread: Thread, reply: ThreadComment) -> bool:
+    """Whether a person other than the replier spoke in the thread before the reply: "Makes sense"
+    after a colleague's "won't fix, the API is frozen" agrees with the colleague, not the finding."""
+    return any(
+        earlier.author.login != reply.author.login and not is_bot(earlier.author)
+        for earlier in thread.replies
+        if _order(earlier) < _order(reply)
+    )
 
 
 def decide_fix_pr(

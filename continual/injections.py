@@ -58,6 +58,9 @@ class Handed:
     recorded: bool
     # The review surface also hands the repository's dismissed mechanisms (in `text` and `entries`).
     dismissed: tuple[Suppression, ...] = ()
+    # A brief's recalled memory lines (their ``handed_key``): recorded with the entries at
+    # revision 0 so the session is not handed them again.
+    recalled: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -160,7 +163,9 @@ def record_row(
             session_id=handed.session_id,
             surface=handed.surface.value,
             set_sha256=handed.set_sha256,
-            entries=json.dumps([list(e) for e in handed.entries]),
+            entries=json.dumps(
+                [list(e) for e in handed.entries] + [[key, 0] for key in handed.recalled]
+            ),
             chars=handed.chars,
             at_ms=now,
             expires_ms=now + INCOGNITO_TTL_MS if recording is Recording.INCOGNITO else None,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, Select, insert, select, update
 
 from continual.tables import Account, Person, Token
 
@@ -218,20 +218,34 @@ def revoke_token(
     raise NotFound(f"{person} in {account_login} has no token {token}: see `hindsight tokens list`")
 
 
+def _live_tokens() -> Select[Token, str, str]:
+    """Unrevoked tokens with their person's and account's logins."""
+    return (
+        select(Token, Person.login.label("person_login"), Account.login.label("account_login"))
+        .join(Person, Person.id == Token.person_id)
+        .join(Account, Account.id == Token.account_id)
+        .where(Token.revoked_ms.is_(None))
+    )
+
+
+def _caller(row: Any) -> Caller:
+    return Caller(row.account_id, row.account_login, row.person_id, row.person_login, row.id)
+
+
 def authenticate(conn: Connection, token: str) -> tuple[Caller, int | None] | None:
     """Who holds ``token`` (and when it was last used), or None for an unknown or revoked one."""
     if not token.startswith(TOKEN_PREFIX):
         return None
-    row = conn.execute(
-        select(Token, Person.login.label("person_login"), Account.login.label("account_login"))
-        .join(Person, Person.id == Token.person_id)
-        .join(Account, Account.id == Token.account_id)
-        .where(Token.sha256 == token_sha256(token), Token.revoked_ms.is_(None))
-    ).one_or_none()
+    row = conn.execute(_live_tokens().where(Token.sha256 == token_sha256(token))).one_or_none()
     if row is None or not secrets.compare_digest(row.sha256, token_sha256(token)):
         return None
-    caller = Caller(row.account_id, row.account_login, row.person_id, row.person_login, row.id)
-    return caller, row.last_used_ms
+    return _caller(row), row.last_used_ms
+
+
+def caller_of(conn: Connection, token_id: str) -> Caller | None:
+    """Who holds the token with this id, or None once it is revoked (a signed-in session's check)."""
+    row = conn.execute(_live_tokens().where(Token.id == token_id)).one_or_none()
+    return None if row is None else _caller(row)
 
 
 def touch_due(last_used_ms: int | None, *, now: int) -> bool:

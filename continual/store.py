@@ -99,6 +99,32 @@ def set_comment_id(conn: Connection, suggestion_id: str, comment_id: int) -> Non
     )
 
 
+def note_resolved(
+    conn: Connection, suggestion_ids: Collection[str], resolved: Mapping[str, str], *, now: int
+) -> int:
+    """Record who resolved each suggestion's thread (or that it is open again); evidence only.
+
+    Returns how many suggestions changed; an unchanged thread is not written.
+    """
+    if not suggestion_ids:
+        return 0
+    rows = conn.execute(
+        select(Suggestion.id, Suggestion.resolved_by).where(Suggestion.id.in_(suggestion_ids))
+    ).all()
+    changed = 0
+    for suggestion_id, stored_by in rows:
+        by = resolved.get(suggestion_id)
+        if by == stored_by:
+            continue
+        conn.execute(
+            update(Suggestion)
+            .where(Suggestion.id == suggestion_id)
+            .values(resolved_by=by, resolved_ms=None if by is None else now)
+        )
+        changed += 1
+    return changed
+
+
 def repository_id(conn: Connection, full_name: str) -> int | None:
     """The id of the repository called `owner/name`, if the store knows it."""
     found = conn.execute(

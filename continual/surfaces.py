@@ -22,7 +22,7 @@ from continual.injections import (
     target_named,
     target_of,
 )
-from continual.memory import recall_items, recalled_block
+from continual.memory import handed_key, recall_items, recalled_block
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.cards import Card
@@ -52,8 +52,8 @@ __all__ = [
     "target_of",
 ]
 
-REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer or proven):"
-BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer or proven):"
+REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer):"
+BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer):"
 RECALL_HEADER = "Hindsight lessons for {repo}:"
 CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
 LESSON_LINE = "- {text} (lesson {id} r{revision})"
@@ -250,8 +250,12 @@ def hand_review_lessons(
     )
 
 
-def _refused(conn: Connection, target: Target, now: int) -> set[tuple[str, int]]:
-    return refused_cards(suppressions(conn, target.repository_id, now_ms=now))
+def _refused(
+    conn: Connection, target: Target, now: int, suppress_days: int
+) -> set[tuple[str, int]]:
+    return refused_cards(
+        suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
+    )
 
 
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
@@ -288,6 +292,7 @@ def hand_brief(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1)
     and recalled memory (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
@@ -304,19 +309,25 @@ def hand_brief(
             budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
-            seen=seen | _refused(conn, target, now),
+            seen=seen | _refused(conn, target, now, suppress_days),
         )
         text = packed.text
+        handed_memory: tuple[str, ...] = ()
         if preference.surfacing >= SURFACING_MEMORY:
-            recalled = recall_items(
-                conn,
-                account_id=target.account_id,
-                repository_id=target.repository_id,
-                now_ms=now,
-            )
-            memory = recalled_block(recalled, budget.after(text, PARTS_SEPARATOR)).text
-            text = PARTS_SEPARATOR.join(part for part in (text, memory) if part)
-        return _handed(Surface.BRIEF, session_id, packed, text)
+            fresh = [
+                item
+                for item in recall_items(
+                    conn,
+                    account_id=target.account_id,
+                    repository_id=target.repository_id,
+                    now_ms=now,
+                )
+                if (handed_key(item), 0) not in seen
+            ]
+            block = recalled_block(fresh, budget.after(text, PARTS_SEPARATOR))
+            handed_memory = tuple(handed_key(item) for item in fresh[: block.included])
+            text = PARTS_SEPARATOR.join(part for part in (text, block.text) if part)
+        return replace(_handed(Surface.BRIEF, session_id, packed, text), recalled=handed_memory)
 
     return _deliver(
         engine,
@@ -345,6 +356,7 @@ def hand_context(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """A context push for one agent tool call (surfacing 3): the lessons its paths and names
     retrieve that the session does not hold yet."""
@@ -357,7 +369,7 @@ def hand_context(
         return _query_hand(
             snapshot,
             target,
-            seen | _refused(conn, target, now),
+            seen | _refused(conn, target, now, suppress_days),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -403,10 +415,11 @@ def preview_recall(
     preference: Preference,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-    refused = _refused(conn, target, now)
+    refused = _refused(conn, target, now, suppress_days)
     packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
     return _handed(Surface.RECALL, "", packed), snapshot
 
@@ -421,6 +434,7 @@ def hand_recall(
     person_id: int | None,
     now: int,
     snapshots: SnapshotCache | None = None,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> Handed:
     """The recall surface: an explicit ask for the repository's lessons within a session.
 
@@ -429,7 +443,7 @@ def hand_recall(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        refused = _refused(conn, target, now)
+        refused = _refused(conn, target, now, suppress_days)
         packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
         return _handed(Surface.RECALL, session_id, packed)
 

@@ -26,11 +26,10 @@ class Reason(StrEnum):
 
 
 class Source(StrEnum):
-    """Where a decision came from."""
+    """Where a decision came from (a proof is evidence, never a source: continual.proofs)."""
 
     REPLY = "reply"
     FIX_PR = "fix_pr"
-    PROVEN = "proven"
     APPLIED = "applied"
     PERSON = "person"
     REACTION = "reaction"

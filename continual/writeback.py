@@ -37,6 +37,7 @@ class WritebackResult:
     retracted: int = 0
     tombstoned: int = 0
     conflicts: int = 0
+    resolved: int = 0  # threads whose resolution (evidence, not a decision) changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +242,12 @@ def write_back_pull(
         conflicts += attempts
         if outcome:
             cleared.append(suggestion_id)
+    resolved = 0
+    if state.reactions_read:  # read with the reactions; unknown when that read failed
+        with engine.begin() as conn:
+            resolved = store.note_resolved(conn, decided.threads, decided.resolved, now=now)
     result = WritebackResult(
-        len(decided.decisions), len(changed), len(cleared), tombstoned, conflicts
+        len(decided.decisions), len(changed), len(cleared), tombstoned, conflicts, resolved
     )
     return PullResult(result, tuple(changed), tuple(cleared), decided)
 

@@ -8,15 +8,17 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from types import EllipsisType
 from typing import TYPE_CHECKING
 
+from pydantic import SecretStr
 from sqlalchemy import Engine, text
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ghapp import api
+from ghapp import api, web
 from ghapp.db import (
     Checkpointer,
     NotMigrated,
@@ -29,10 +31,12 @@ from ghapp.deps import Deps
 from ghapp.handlers import build_router
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
 from ghapp.jobs import Clock, JobQueue, now_ms
+from ghapp.metrics import Metrics, metrics_endpoint
 from ghapp.router import Router
 from ghapp.settings import Settings
 from ghapp.worker import Worker
-from review.config import load_config
+from review.config import ReviewConfig, load_config
+from review.sandbox import Sandbox, detect_sandbox
 
 if TYPE_CHECKING:
     from ghapp.github.client import GitHubClient
@@ -78,7 +82,14 @@ def build_deps(
     engine: Engine | None = None,
     github: GitHubClient | None = None,
     clock: Clock = now_ms,
+    review_config: ReviewConfig | EllipsisType | None = ...,
+    sandbox: Sandbox | None = None,
 ) -> Deps:
+    """The collaborators jobs are handed. ``review_config`` defaults to ``hindsight.toml`` when
+    the file exists (reviews are skipped without it); `serve` and `worker` pass what they checked.
+    With a review configuration, the proof sandbox is found here, once, at start (``sandbox``
+    names one instead).
+    """
     engine = engine or make_engine(settings.database_url)
     queue = JobQueue(
         engine,
@@ -90,7 +101,13 @@ def build_deps(
         from ghapp.github.client import GitHubClient
 
         github = GitHubClient.from_settings(settings)
-    review_config = load_config(settings.config) if settings.config.is_file() else None
+    if isinstance(review_config, EllipsisType):
+        review_config = load_config(settings.config) if settings.config.is_file() else None
+    metrics = Metrics(engine)
+    if github is not None:
+        github.on_answer = metrics.github_answered
+    if review_config is not None and sandbox is None:
+        sandbox = detect_sandbox()
     return Deps(
         settings=settings,
         engine=engine,
@@ -98,7 +115,13 @@ def build_deps(
         github=github,
         clock=clock,
         review_config=review_config,
+        metrics=metrics,
+        sandbox=sandbox,
     )
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return None if value is None else value.get_secret_value()
 
 
 def create_app(
@@ -157,10 +180,14 @@ def create_app(
 
     routes = [
         Route(
-            "/webhooks", webhook_endpoint(writer, settings.secret_bytes(), router), methods=["POST"]
+            "/webhooks",
+            webhook_endpoint(writer, settings.secret_bytes(), router, ready.metrics),
+            methods=["POST"],
         ),
         Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint(ready.metrics, _secret(settings.metrics_token))),
         Route("/readyz", readyz),
         *api.routes(),
+        *web.routes(settings.secret_bytes()),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
+from ghapp.metrics import Metrics
 from ghapp.router import Router
 from ghapp.tables import Delivery
 
@@ -27,6 +28,16 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 25 * 1024 * 1024
 MAX_BATCH = 256
+# The `outcome` label of hindsight_webhook_deliveries, by status; a 200 that is not a ping is a
+# duplicate. Refused requests are counted under event "-": their headers were not verified.
+OUTCOMES = {
+    202: "recorded",
+    200: "ping",
+    400: "bad_request",
+    401: "bad_signature",
+    413: "too_large",
+    500: "error",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,9 +250,20 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
 
 
 def webhook_endpoint(
-    writer: DeliveryWriter, secret: bytes, router: Router
+    writer: DeliveryWriter, secret: bytes, router: Router, metrics: Metrics | None = None
 ) -> Callable[[Request], Any]:
+    counted = metrics or Metrics()
+
     async def webhooks(request: Request) -> Response:
+        response = await answer(request)
+        event = request.headers.get("x-github-event", "") if response.status_code < 400 else ""
+        outcome = OUTCOMES.get(response.status_code, str(response.status_code))
+        if response.status_code == 200 and event != "ping":
+            outcome = "duplicate"
+        counted.deliveries.labels(event[:64] or "-", outcome).inc()
+        return response
+
+    async def answer(request: Request) -> Response:
         try:
             body = await read_capped(request)
         except Refused as rejected:

@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import hashlib
+from enum import StrEnum
 from pathlib import Path
 from typing import Self
 
 from cryptography.hazmat.primitives import serialization
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from cryptography.hazmat.primitives.asymmetric import rsa
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 DEFAULT_DATABASE_URL = "sqlite:///hindsight.db"
+DATABASE_URL_HELP = (
+    "use sqlite:///path/to/hindsight.db or postgresql+psycopg://user:password@host/database"
+)
+# The drivers this package installs: SQLite (standard library) and psycopg 3.
+SUPPORTED_DRIVERS = {"sqlite": "sqlite", "postgresql": "postgresql+psycopg"}
+
+
+class LogFormat(StrEnum):
+    """How log lines are written: plain `key=value` text, or one JSON object a line."""
+
+    TEXT = "text"
+    JSON = "json"
 
 
 class SettingsError(Exception):
@@ -41,6 +57,34 @@ class Settings(BaseSettings):
     # How long a write-back caused by a reply or a review waits, so a burst becomes one run.
     writeback_coalesce_ms: int = Field(default=2_000, ge=0, le=600_000)
     log_level: str = "INFO"
+    log_format: LogFormat = LogFormat.TEXT
+    # A bearer token `/metrics` asks for; without it `/metrics` answers loopback clients only.
+    metrics_token: SecretStr | None = None
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, value: str) -> str:
+        try:
+            url = make_url(value)
+        except ArgumentError:
+            raise ValueError(f"not a database URL: {DATABASE_URL_HELP}") from None
+        backend = url.get_backend_name()
+        if backend not in SUPPORTED_DRIVERS:
+            raise ValueError(f"{backend} databases are not supported: {DATABASE_URL_HELP}")
+        if backend == "sqlite" and url.database in (None, "", ":memory:"):
+            raise ValueError(f"SQLite needs a file: {DATABASE_URL_HELP}")
+        if url.drivername == backend:
+            url = url.set(drivername=SUPPORTED_DRIVERS[backend])
+        elif url.drivername != SUPPORTED_DRIVERS[backend]:
+            raise ValueError(f"the driver {url.drivername!r} is not installed: {DATABASE_URL_HELP}")
+        return url.render_as_string(hide_password=False)
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return value.upper()
 
     @model_validator(mode="after")
     def _key_file_exists(self) -> Self:
@@ -68,11 +112,37 @@ class Settings(BaseSettings):
             )
         return self.webhook_secret.get_secret_value().encode()
 
+    def key_setting(self) -> str:
+        """The name of the variable the private key comes from."""
+        if self.github_private_key is None and self.github_private_key_file is not None:
+            return "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE"
+        return "HINDSIGHT_GITHUB_PRIVATE_KEY"
+
+    def private_key(self) -> rsa.RSAPrivateKey:
+        """The app's RSA private key; a key of another kind or no PEM at all is a SettingsError."""
+        name = self.key_setting()
+        try:
+            key = serialization.load_pem_private_key(self.private_key_pem().encode(), password=None)
+        except (ValueError, TypeError):
+            raise SettingsError(
+                f"{name} is not a readable PEM private key (without a passphrase): use the key "
+                "file GitHub generated for the app"
+            ) from None
+        if not isinstance(key, rsa.RSAPrivateKey):
+            raise SettingsError(
+                f"{name} is a {type(key).__name__.removesuffix('PrivateKey')} key, not an RSA "
+                "key: GitHub Apps sign with RSA keys; use the .pem file GitHub generated"
+            )
+        return key
+
     def key_fingerprint(self) -> str:
         """The private key shown the only way it may be: a sha256 fingerprint of its public half."""
-        key = serialization.load_pem_private_key(self.private_key_pem().encode(), password=None)
-        der = key.public_key().public_bytes(
-            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        der = (
+            self.private_key()
+            .public_key()
+            .public_bytes(
+                serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
         )
         return "SHA256:" + hashlib.sha256(der).hexdigest()[:16]
 
@@ -87,12 +157,7 @@ class Settings(BaseSettings):
             missing.append("HINDSIGHT_WEBHOOK_SECRET")
         if missing:
             raise SettingsError("missing settings: " + ", ".join(missing))
-        try:
-            self.key_fingerprint()
-        except (ValueError, TypeError) as exc:
-            raise SettingsError(
-                "HINDSIGHT_GITHUB_PRIVATE_KEY is not a readable PEM private key"
-            ) from exc
+        self.private_key()
 
 
 def load_settings(**overrides: object) -> Settings:
@@ -104,5 +169,5 @@ def load_settings(**overrides: object) -> Settings:
             "HINDSIGHT_" + str(err["loc"][0]).upper() if err["loc"] else err["msg"]
             for err in exc.errors()
         )
-        details = "; ".join(err["msg"] for err in exc.errors())
+        details = "; ".join(err["msg"].removeprefix("Value error, ") for err in exc.errors())
         raise SettingsError(f"invalid settings: {names} ({details})") from None

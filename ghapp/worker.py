@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from typing import Any
 
 from sqlalchemy import select
@@ -81,13 +82,22 @@ class Worker:
         self._wake.set()
 
     async def _settle(self, job: ClaimedJob) -> None:
-        """Run one job and record its outcome; the one catch-all of the job runner."""
+        """Run one job, record its outcome and count it with how long it took."""
+        started = time.monotonic()
+        outcome = await self._run(job)
+        if outcome is not None:
+            self.deps.metrics.jobs_run.labels(job.kind, outcome).inc()
+            self.deps.metrics.job_seconds.labels(job.kind).observe(time.monotonic() - started)
+
+    async def _run(self, job: ClaimedJob) -> str | None:
+        """Run one job and record its outcome; the one catch-all of the job runner. Answers the
+        outcome (None: parked before it ran)."""
         fields = {"job": job.id, "kind": job.kind, "attempt": job.attempts}
         try:
             route = self.router.route(job.kind)
             payload = await asyncio.to_thread(self._prepare, job, route.lifecycle)
             if payload is None:
-                return
+                return None
             heartbeat = asyncio.create_task(self._heartbeat(job))
             try:
                 await route.handler(self.deps, job, payload)
@@ -97,20 +107,25 @@ class Worker:
             log.warning("job rescheduled", extra={**fields, "reason": exc.reason})
             at_ms = int(exc.at.timestamp() * 1000)
             await asyncio.to_thread(self.queue.reschedule, job, at_ms, str(exc))
+            return "rescheduled"
         except Transient as exc:
             log.warning("job will retry", extra={**fields, "error": str(exc)})
             await asyncio.to_thread(self.queue.fail, job, f"transient: {exc}")
+            return "retry"
         except Gone as exc:
             log.info("job target gone", extra={**fields, "what": exc.what})
             await asyncio.to_thread(self.queue.complete, job, note=str(exc))
+            return "gone"
         except Forbidden as exc:
             await asyncio.to_thread(self.queue.park, job, JobState.DEAD, f"forbidden: {exc}")
+            return "dead"
         except Exception as exc:
             log.exception("job failed", extra=fields)
             await asyncio.to_thread(self.queue.fail, job, f"{type(exc).__name__}: {exc}")
-        else:
-            await asyncio.to_thread(self.queue.complete, job)
-            log.info("job done", extra=fields)
+            return "failed"
+        await asyncio.to_thread(self.queue.complete, job)
+        log.info("job done", extra=fields)
+        return "done"
 
     def _prepare(self, job: ClaimedJob, lifecycle: bool) -> dict[str, Any] | None:
         """The job's payload, or None when the job was parked instead of run (one read)."""

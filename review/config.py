@@ -61,9 +61,16 @@ class SeatConfig:
     pass_env: tuple[str, ...] = ()
 
 
+class ProofPolicy(StrEnum):
+    """Where proofs may run: only in a sandbox (skipped where none works), or anyway."""
+
+    SANDBOXED = "sandboxed"
+    UNSANDBOXED = "unsandboxed"  # the operator's opt-in where no sandbox works (docs/security.md)
+
+
 @dataclass(frozen=True)
 class ReviewSettings:
-    """Size and budget limits of one review."""
+    """Size and budget limits of one review, and where its proofs may run."""
 
     shard_chars: int = 40_000
     parallel_calls: int = 4
@@ -71,6 +78,7 @@ class ReviewSettings:
     cross_session_chars: int = 24_000
     lesson_cap: int = 20
     max_calls: int = 64
+    proofs: ProofPolicy = ProofPolicy.SANDBOXED
 
 
 class Acknowledge(StrEnum):
@@ -365,14 +373,18 @@ def _parse_review(value: Any, problems: _Problems) -> ReviewSettings:
         problems.add(f"review: unknown key {key!r}")
     numbers: dict[str, int] = {}
     for key in fields:
-        if key not in value:
+        if key not in value or key == "proofs":
             continue
         number = value[key]
         if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
             problems.add(f"review.{key} must be a positive integer")
             continue
         numbers[key] = number
-    return ReviewSettings(**numbers)
+    proofs = value.get("proofs", defaults.proofs.value)
+    if not isinstance(proofs, str) or proofs not in {policy.value for policy in ProofPolicy}:
+        problems.add('review.proofs must be "sandboxed" or "unsandboxed"')
+        proofs = defaults.proofs.value
+    return ReviewSettings(**numbers, proofs=ProofPolicy(proofs))
 
 
 def _table(value: Any, name: str, keys: frozenset[str], problems: _Problems) -> Mapping[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from continual.entry_keys import entry_key
 from continual.memory import MemoryHit, MemoryItem
 from continual.tables import CallStatus
-from review.config import ReviewSettings
+from review.config import ProofPolicy, ReviewSettings
 from review.contract import (
     CallFailed,
     CallResult,
@@ -25,13 +25,15 @@ from review.contract import (
 from review.lenses import Lens
 from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
-from review.proof import ProofReport, run_proof
+from review.proof import ProofOutcome, ProofReport, run_proof
+from review.sandbox import Sandbox, detect_sandbox, for_policy
 from review.seats import Seat
 from review.shards import PullFile, Shard, cut_shards
 
 CALL_GRACE_S = 5.0
 MAX_PROOFS = 8
 PROOF_TIMEOUT_S = 120.0
+NO_CHECKOUT_REASON = "proof not run: no local clone of the repository to copy the head from"
 MESSAGE_CHARS = 500
 ERROR_REASON = "error"
 
@@ -51,6 +53,7 @@ class ReviewJob:
     recalled: tuple[MemoryItem, ...] = ()
     checkout: Path | None = None
     dismissed_text: str = ""  # the repository's dismissed mechanisms, as the header hands them
+    sandbox: Sandbox | None = None  # where proofs run; None: the machine's (detected once)
 
 
 @dataclass(frozen=True)
@@ -307,18 +310,29 @@ async def prove(
     head_sha: str,
     timeout_s: float,
     parallel: int,
+    sandbox: Sandbox | None,
+    policy: ProofPolicy,
 ) -> list[PostedFinding]:
-    """Run the proofs of findings that carry one (at most ``MAX_PROOFS``) in worktrees of the head."""
-    if checkout is None:
-        return list(findings)
-    gate = asyncio.Semaphore(parallel)
+    """Run the proofs of findings that carry one (at most ``MAX_PROOFS``) on copies of the head,
+    in ``sandbox`` or the machine's (detected once); each reports it skipped when there is none
+    and ``policy`` does not allow running unsandboxed."""
     todo = [i for i, f in enumerate(findings) if f.finding.proof is not None][:MAX_PROOFS]
+    if not todo:
+        return list(findings)
+    found = sandbox if sandbox is not None else await asyncio.to_thread(detect_sandbox)
+    chosen = for_policy(found, policy)
+    gate = asyncio.Semaphore(parallel)
 
     async def one(index: int) -> tuple[int, ProofReport]:
         proof = findings[index].finding.proof
         assert proof is not None
+        if checkout is None:
+            return index, ProofReport(ProofOutcome.NO_CHECKOUT, NO_CHECKOUT_REASON)
         async with gate:
-            return index, await run_proof(proof, repo=checkout, sha=head_sha, timeout_s=timeout_s)
+            report = await run_proof(
+                proof, repo=checkout, sha=head_sha, timeout_s=timeout_s, sandbox=chosen
+            )
+            return index, report
 
     reports = dict(await asyncio.gather(*(one(i) for i in todo)))
     return [
@@ -367,6 +381,8 @@ async def run_review(
         head_sha=job.pull.head_sha,
         timeout_s=proof_timeout_s,
         parallel=settings.parallel_calls,
+        sandbox=job.sandbox,
+        policy=settings.proofs,
     )
     hits = runner.memory.hits(job.recalled)
     calls = (*outcomes, *(skipped_outcome(call, job.review_id) for call in over))

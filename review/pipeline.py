@@ -28,6 +28,7 @@ from review.orchestrate import PostedFinding, ReviewJob, ReviewRun, run_review
 from review.posting import Poster, post_draft
 from review.proof import checkout_dir
 from review.records import ReviewTarget
+from review.sandbox import Sandbox
 from review.seats import make_seat
 from review.shards import PullFile
 from review.subjects import finding_of_subject
@@ -56,6 +57,7 @@ class Reviewer:
     clock: Callable[[], int]
     snapshots: SnapshotCache
     http: Callable[[], httpx.AsyncClient]
+    sandbox: Sandbox | None = None
 
 
 async def review_pull(
@@ -69,13 +71,15 @@ async def review_pull(
     snapshots: SnapshotCache,
     http: Callable[[], httpx.AsyncClient],
     log_fields: Mapping[str, object] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> Outcome:
     """Review ``target``'s head once and post ONE review of it (or find that it was done).
 
     ``clock`` answers milliseconds; ``http`` opens the client the HTTP seats share for the run;
-    ``log_fields`` (a job id, say) ride along on every log line of the review.
+    ``log_fields`` (a job id, say) ride along on every log line of the review; ``sandbox`` is
+    where proofs run (None: the machine's, detected once).
     """
-    reviewer = Reviewer(engine, store_dir, config, clock, snapshots, http)
+    reviewer = Reviewer(engine, store_dir, config, clock, snapshots, http, sandbox)
     fields: dict[str, object] = {**(log_fields or {}), "repo": target.repository, "pr": target.pr}
     # The file list is read while the pull request is checked and the head claimed: the pages
     # are most of the GitHub round trips before the first call (dropped if nothing is reviewed).
@@ -171,6 +175,7 @@ def _job(
         recalled=tuple(recalled),
         checkout=checkout if checkout.is_dir() else None,
         dismissed_text=render_dismissed(handed.dismissed),
+        sandbox=reviewer.sandbox,
     )
 
 

@@ -1,4 +1,4 @@
-"""Posting a review's stored draft exactly once, then tying its comments and proofs back to the store."""
+"""Posting a review's stored draft exactly once, then tying its comments back to the store."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from sqlalchemy import Engine
 
 from continual.markers import parse_suggestion_marker
-from continual.values import Source
-from continual.writeback import apply_decisions
 from review import records
 from review.compose import Draft, fold_comments, marked_review_id
 from review.github import PlacementRefused, PostedComment, PostedReview, ReviewGitHub, ReviewGone
@@ -51,7 +49,6 @@ async def post_draft(poster: Poster, target: ReviewTarget, draft: Draft, *, resu
             if marker is not None:
                 pairs.append((marker.suggestion_id, comment.id))
         await asyncio.to_thread(records.set_comment_ids, poster.engine, pairs)
-    await _write_back_proofs(poster, draft.review_id, fields)
     await asyncio.to_thread(
         records.mark_posted, poster.engine, draft.review_id, posted.id, now=poster.clock()
     )
@@ -98,15 +95,3 @@ async def _comments_of(
     except ReviewGone:  # deleted before we could read them back: nothing left to link
         log.info("posted comments gone before they were read back", extra=fields)
         return []
-
-
-async def _write_back_proofs(poster: Poster, review_id: str, fields: Mapping[str, object]) -> None:
-    """Proven suggestions count as accepted (source ``proven``) before the review counts as posted."""
-    decisions = await asyncio.to_thread(
-        records.proven_decisions, poster.engine, review_id, now=poster.clock()
-    )
-    if decisions:
-        await asyncio.to_thread(
-            apply_decisions, poster.engine, decisions, source=Source.PROVEN, now=poster.clock()
-        )
-        log.info("proven findings written back", extra={**fields, "proven": len(decisions)})

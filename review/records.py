@@ -5,14 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from continual import store
-from continual.decide import ThreadDecision
 from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
+from continual.proofs import NewProof, ProofEvidence, ProofRow, record_proofs
 from continual.suppression import Withheld, record_withheld
 from continual.tables import (
     Agreement,
@@ -23,12 +22,8 @@ from continual.tables import (
     Suggestion,
     SuppressedFinding,
 )
-from continual.values import Decision, Source
 from review.compose import Draft
 from review.orchestrate import PostedFinding, ReviewRun
-
-PROOF_ACTOR = "hindsight-proof"
-PROOF_RULE = "proof"
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +90,7 @@ def claim_review(engine: Engine, target: ReviewTarget, *, now: int) -> Claim:
 def _reset(conn: Connection, review_id: str) -> None:
     conn.execute(delete(CallRecordRow).where(CallRecordRow.review_id == review_id))
     conn.execute(delete(Agreement).where(Agreement.review_id == review_id))
+    conn.execute(delete(ProofRow).where(ProofRow.review_id == review_id))
     conn.execute(delete(Suggestion).where(Suggestion.review_id == review_id))
     conn.execute(delete(SuppressedFinding).where(SuppressedFinding.review_id == review_id))
     delete_rows(conn, review_id)
@@ -127,6 +123,7 @@ def save_run(
                 conn, _suggestion(target, run, suggestion_id, item, lessons_sha256), now=now
             )
             _save_agreements(conn, target.account_id, run.review_id, suggestion_id, item, now)
+        record_proofs(conn, _proofs(target, run.review_id, suggestions, now))
         record_withheld(
             conn,
             account_id=target.account_id,
@@ -197,6 +194,33 @@ def _suggestion(
         review_id=run.review_id,
         proven=item.proven,
     )
+
+
+def _proofs(
+    target: ReviewTarget,
+    review_id: str,
+    suggestions: Sequence[tuple[str, PostedFinding]],
+    now: int,
+) -> list[NewProof]:
+    """The evidence of every posted finding whose proof was run (or skipped, and why)."""
+    return [
+        NewProof(
+            suggestion_id=suggestion_id,
+            account_id=target.account_id,
+            repository_id=target.repository_id,
+            review_id=review_id,
+            evidence=ProofEvidence(
+                test=item.finding.proof.test,
+                outcome=item.proof.outcome.value,
+                reason=item.proof.reason,
+                head_sha=target.head_sha,
+                sandbox=item.proof.sandbox,
+                at_ms=now,
+            ),
+        )
+        for suggestion_id, item in suggestions
+        if item.proof is not None and item.finding.proof is not None
+    ]
 
 
 def _save_calls(conn: Connection, account_id: int, run: ReviewRun, now: int) -> None:
@@ -272,29 +296,3 @@ def set_comment_ids(engine: Engine, pairs: Iterable[tuple[str, int]]) -> int:
             store.set_comment_id(conn, suggestion_id, comment_id)
             count += 1
     return count
-
-
-def proven_decisions(engine: Engine, review_id: str, *, now: int) -> list[ThreadDecision]:
-    """An accepted decision (source ``proven``) for every proven suggestion of the review."""
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(Suggestion.id).where(
-                Suggestion.review_id == review_id, Suggestion.proven.is_(True)
-            )
-        ).scalars()
-        ids = list(rows)
-    at = datetime.fromtimestamp(now / 1000, UTC)
-    return [
-        ThreadDecision(
-            suggestion_id=suggestion_id,
-            decision=Decision.ACCEPTED,
-            reason=None,
-            source=Source.PROVEN,
-            rule=PROOF_RULE,
-            span="the test failed on the head commit and passed with the fix",
-            actor=PROOF_ACTOR,
-            at=at,
-            reply_id=None,
-        )
-        for suggestion_id in ids
-    ]

@@ -11,6 +11,8 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from ghapp.db import make_engine, migrate
+from tests.support.browser import browser  # noqa: F401  (the headless Chromium fixture)
+from tests.support.ledger_page import ledger_url, seeded_ledger  # noqa: F401  (/ledger fixtures)
 from tests.support.simulator import WEBHOOK_SECRET  # noqa: F401  (re-exported: one secret)
 
 # Real GitHub webhook payloads (octokit's examples, MIT: see fixtures/webhooks/SOURCE.md).

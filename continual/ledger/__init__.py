@@ -17,6 +17,7 @@ from continual.ledger.values import (
     RuleCount,
     SeatLensCounts,
 )
+from continual.ledger.weekly import WeekAcceptance, acceptance_by_week
 
 __all__ = [
     "BRAIN",
@@ -31,5 +32,7 @@ __all__ = [
     "ReviewHanded",
     "RuleCount",
     "SeatLensCounts",
+    "WeekAcceptance",
+    "acceptance_by_week",
     "review_ledger",
 ]

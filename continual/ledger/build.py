@@ -17,6 +17,7 @@ from continual.ledger.values import (
     by_signal,
 )
 from continual.memory.store import hits_by_repository, states_by_repository
+from continual.proofs import outcomes_by_repository
 from continual.recall.lessons import load_lessons
 from continual.tables import Repository
 from continual.values import EntryState
@@ -45,6 +46,7 @@ def review_ledger(
     }
     hits = hits_by_repository(conn, account_id)
     suppressed = queries.suppressed(conn, account_id)
+    proofs = outcomes_by_repository(conn, account_id)
     result: list[RepositoryLedger] = []
     for repository_id, full_name in repositories:
         mine = [s for s in suggestions if s.repository_id == repository_id]
@@ -57,7 +59,7 @@ def review_ledger(
             by_seat[(s.seat, s.lens)].append(outcome)
             extra[(s.seat, s.lens)]["proven"] += bool(s.proven)
             extra[(s.seat, s.lens)]["agreements"] += agreements.get(s.id, 0)
-            guided = s.set_sha256 in guided_sets or s.review_id in guided_reviews
+            guided = s.guided(guided_sets, guided_reviews)
             (with_lessons if guided else without_lessons).append(outcome)
         own_lessons = tuple(x for x in lessons if x.repository_id == repository_id)
         states = Counter(x.state.value for x in own_lessons)
@@ -89,6 +91,8 @@ def review_ledger(
                 hits=hits.get(repository_id, 0),
                 memory=memory.get(repository_id, {}),
                 suppressed=suppressed.get(repository_id, 0),
+                resolved=sum(s.resolved for s in mine),
+                proofs=proofs.get(repository_id, {}),
                 lessons=own_lessons if brain else None,
                 handed=queries.handed_reviews(conn, account_id, repository_id) if brain else None,
             )

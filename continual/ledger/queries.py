@@ -70,6 +70,12 @@ class Found:
     set_sha256: str | None
     review_id: str | None
     proven: bool
+    resolved: bool  # its thread is resolved on GitHub (evidence, not a decision)
+    created_ms: int
+
+    def guided(self, sets: set[str], reviews: set[str]) -> bool:
+        """Whether its review was handed lessons (by guidance set, or by review session)."""
+        return self.set_sha256 in sets or self.review_id in reviews
 
 
 def suggestions(conn: Connection, account_id: int) -> list[Found]:
@@ -83,6 +89,8 @@ def suggestions(conn: Connection, account_id: int) -> list[Found]:
             Suggestion.set_sha256,
             Suggestion.review_id,
             Suggestion.proven,
+            Suggestion.resolved_by.is_not(None),
+            Suggestion.created_ms,
         ).where(Suggestion.account_id == account_id)
     ).all()
     return [Found(*row) for row in rows]

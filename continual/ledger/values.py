@@ -189,5 +189,8 @@ class RepositoryLedger:
     hits: int
     memory: Mapping[str, int]
     suppressed: int  # findings not posted: their mechanism was dismissed here (docs/writeback.md)
+    resolved: int  # suggestions whose thread is resolved: evidence, never a decision
+    # proofs of posted findings by outcome: proven, skipped-no-sandbox, still-failing, …
+    proofs: Mapping[str, int] = field(default_factory=dict)
     lessons: tuple[Lesson, ...] | None = field(default=None, metadata={BRAIN: True})
     handed: tuple[ReviewHanded, ...] | None = field(default=None, metadata={BRAIN: True})

@@ -17,6 +17,7 @@ from continual.memory.render import (
     Relevance,
     cited_line,
     for_call,
+    handed_key,
     recalled_block,
 )
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
@@ -45,6 +46,7 @@ __all__ = [
     "find_session_file",
     "for_call",
     "forget",
+    "handed_key",
     "hits_by_repository",
     "holds",
     "kept_as",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Iterable, Sequence
 
@@ -18,6 +19,13 @@ def cited_line(text: str, *, session: str, seat: str, commit: str) -> str:
     return CITED_LINE.format(
         text=" ".join(text.split()), session=session, seat=seat, commit=commit[:SHORT_SHA]
     )
+
+
+def handed_key(item: MemoryItem) -> str:
+    """The id a session's injection record keeps for a memory line it was handed (revision 0), so
+    a later brief of the same session hands only lines it has not handed yet."""
+    digest = hashlib.sha256(f"{item.session}\0{item.subject}".encode()).hexdigest()[:24]
+    return f"memory:{digest}"
 
 
 def recalled_line(item: MemoryItem) -> str:

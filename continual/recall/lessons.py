@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,12 +11,14 @@ import orjson
 from sqlalchemy import Connection, and_, case, func, select
 
 from continual.lifecycle import ReceiptFacts, Tally, entry_state, tally
+from continual.proofs import ProofEvidence, proofs_of_account
 from continual.recall.cards import Card
 from continual.tables import Entry, Receipt, Repository, Suggestion
 from continual.values import Decision, EntryState, Scope, Source
 
-# The only sources that widen a lesson to its account (docs/writeback.md, "Entries and receipts").
-WIDENING_SOURCES = frozenset({Source.PROVEN.value, Source.FIX_PR.value})
+# The only source that widens a lesson to its account (docs/writeback.md, "Entries and receipts");
+# a proof never does (continual.proofs).
+WIDENING_SOURCES = frozenset({Source.FIX_PR.value})
 NO_COUNTS = Tally(0, 0, 0, None)
 ENTRY_COLUMNS = (
     Entry.id,
@@ -52,6 +54,7 @@ class SourceReceipt:
     actor: str | None
     at_ms: int
     superseded: bool
+    proof: ProofEvidence | None = None  # the suggestion's proof, evidence beside the decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,24 +88,24 @@ def mechanism_of(key: str) -> str:
     return key.rpartition("-")[2]
 
 
-def widened(entries: Iterable[tuple[str, int, str]], proofs: Iterable[tuple[int, str]]) -> set[str]:
+def widened(entries: Iterable[tuple[str, int, str]], merged: Iterable[tuple[int, str]]) -> set[str]:
     """Ids of entries that widen to their account.
 
-    ``entries`` are ``(id, repository_id, key)``; ``proofs`` are ``(repository_id, key)`` of
-    current accepted receipts whose source is a proven finding or a merged fix PR. An entry widens
-    when such a proof of its mechanism (same hash) exists in a second repository of the account.
+    ``entries`` are ``(id, repository_id, key)``; ``merged`` are ``(repository_id, key)`` of
+    current accepted receipts whose source is a merged fix PR. An entry widens when such a
+    receipt of its mechanism (same hash) exists in a second repository of the account.
     """
-    proven_in: defaultdict[str, set[int]] = defaultdict(set)
-    for repository_id, key in proofs:
-        proven_in[mechanism_of(key)].add(repository_id)
+    merged_in: defaultdict[str, set[int]] = defaultdict(set)
+    for repository_id, key in merged:
+        merged_in[mechanism_of(key)].add(repository_id)
     return {
         entry_id
         for entry_id, repository_id, key in entries
-        if proven_in.get(mechanism_of(key), set()) - {repository_id}
+        if merged_in.get(mechanism_of(key), set()) - {repository_id}
     }
 
 
-def _source(row: Any) -> SourceReceipt:
+def _source(row: Any, proofs: Mapping[str, ProofEvidence]) -> SourceReceipt:
     return SourceReceipt(
         decision=row.decision,
         reason=row.reason,
@@ -118,10 +121,11 @@ def _source(row: Any) -> SourceReceipt:
         actor=row.actor,
         at_ms=row.at_ms,
         superseded=bool(row.superseded),
+        proof=proofs.get(row.suggestion_id),
     )
 
 
-def _proven(receipt: Any) -> bool:
+def _merged(receipt: Any) -> bool:
     return (
         receipt.source in WIDENING_SOURCES
         and receipt.decision == Decision.ACCEPTED.value
@@ -148,13 +152,13 @@ class _Reader:
         self,
         rows: Sequence[Any],
         counts: dict[str, Tally],
-        proven: Collection[str],
+        merged: Collection[str],
         sources: dict[str, tuple[SourceReceipt, ...]] | None = None,
     ) -> list[Lesson]:
         keys = {row.id: (row.repository_id, row.key) for row in rows}
         wide = widened(
             ((row.id, row.repository_id, row.key) for row in rows),
-            (keys[entry_id] for entry_id in proven if entry_id in keys),
+            (keys[entry_id] for entry_id in merged if entry_id in keys),
         )
         return [
             self._lesson(
@@ -260,7 +264,7 @@ def _counts_query(account_id: int) -> Any:
     )
 
 
-def _proofs_query(account_id: int) -> Any:
+def _merged_query(account_id: int) -> Any:
     return select(Receipt.entry_id).where(
         Receipt.account_id == account_id,
         Receipt.source.in_(sorted(WIDENING_SOURCES)),
@@ -273,31 +277,31 @@ def read_lessons(
     conn: Connection, account_id: int, *, now: int, ids: Sequence[str] | None = None
 ) -> list[Lesson]:
     """The account's live entries as lessons with counts but no receipts (recall's read): all
-    of them, or those of ``ids``. Widening looks at the proofs of the entries read, so a partial
+    of them, or those of ``ids``. Widening looks at the merged fix PRs of the entries read, so a partial
     read must hold every entry of the mechanisms it touches."""
     reader = _Reader(conn, account_id, now)
     live = select(*ENTRY_COLUMNS).where(Entry.account_id == account_id, Entry.deleted_ms.is_(None))
-    counts_query, proofs_query = _counts_query(account_id), _proofs_query(account_id)
+    counts_query, merged_query = _counts_query(account_id), _merged_query(account_id)
     if ids is None:
-        parts: Iterable[tuple[Any, Any, Any]] = [(live, counts_query, proofs_query)]
+        parts: Iterable[tuple[Any, Any, Any]] = [(live, counts_query, merged_query)]
     else:
         parts = (
             (
                 live.where(Entry.id.in_(chunk)),
                 counts_query.where(Receipt.entry_id.in_(chunk)),
-                proofs_query.where(Receipt.entry_id.in_(chunk)),
+                merged_query.where(Receipt.entry_id.in_(chunk)),
             )
             for chunk in _chunks(ids)
         )
     rows: list[Any] = []
     counts: dict[str, Tally] = {}
-    proven: set[str] = set()
-    for entries, tallies, proofs in parts:
+    merged: set[str] = set()
+    for entries, tallies, merges in parts:
         rows.extend(conn.execute(entries).all())
         for entry_id, accepted, dismissed, labelled, last in conn.execute(tallies).all():
             counts[entry_id] = Tally(accepted, dismissed, labelled, last)
-        proven.update(conn.execute(proofs).scalars())
-    return reader.lessons(rows, counts, proven)
+        merged.update(conn.execute(merges).scalars())
+    return reader.lessons(rows, counts, merged)
 
 
 def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]:
@@ -320,8 +324,11 @@ def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]
         )
         for entry_id, own in receipts.items()
     }
-    proven = {entry_id for entry_id, own in receipts.items() if any(map(_proven, own))}
-    sources = {entry_id: tuple(map(_source, own)) for entry_id, own in receipts.items()}
-    lessons = reader.lessons(rows, counts, proven, sources)
+    merged = {entry_id for entry_id, own in receipts.items() if any(map(_merged, own))}
+    proofs = proofs_of_account(conn, account_id)
+    sources = {
+        entry_id: tuple(_source(r, proofs) for r in own) for entry_id, own in receipts.items()
+    }
+    lessons = reader.lessons(rows, counts, merged, sources)
     lessons.sort(key=lambda lesson: (lesson.repository, lesson.key, lesson.id))
     return lessons

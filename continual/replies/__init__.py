@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from continual.replies.grammar import TYPED_REASONS, classify_typed, is_undo, typed
-from continual.replies.natural import MAX_NATURAL_CHARS, classify_natural
+from continual.replies.natural import AGREEMENT_RULE, MAX_NATURAL_CHARS, classify_natural
 from continual.replies.verdict import Verdict
 
 
@@ -18,6 +18,7 @@ def classify_reply(text: str, *, app_slug: str) -> Verdict | None:
 
 
 __all__ = [
+    "AGREEMENT_RULE",
     "MAX_NATURAL_CHARS",
     "TYPED_REASONS",
     "Verdict",

@@ -9,6 +9,10 @@ from continual.replies.rules import Rule
 from continual.replies.verdict import Verdict, fold
 from continual.values import Decision, Reason
 
+# The rule of a reply that only agrees ("Good catch!"): it agrees with whoever spoke last, so it
+# decides only where the suggestion is what it answers (see continual/decide.py).
+AGREEMENT_RULE = "natural.agreed"
+
 # Replies longer than this (after quotes and code are removed) are discussion, not a verdict.
 MAX_NATURAL_CHARS = 600
 
@@ -74,6 +78,9 @@ def classify_natural(text: str) -> Verdict | None:
     low = fold(cleaned)
     if len(low) != len(text):
         text = low  # lower() changed the length (rare); report spans from the folded text
+    agreed = _agreement(low, text)
+    if agreed is not None:
+        return agreed
     words = rules.words_of(low)
     cjk = rules.has_cjk(low)
     candidates = rules.candidates(low, words, cjk)
@@ -138,6 +145,17 @@ def classify_natural(text: str) -> Verdict | None:
                 if found_reason is reason and by_argument is argued:
                     return Verdict(Decision.DISMISSED, reason, rule_id, span)
     return None
+
+
+def _agreement(low: str, text: str) -> Verdict | None:
+    """A reply that only agrees the finding is right, or promises the change at once."""
+    stripped = low.strip()
+    if len(stripped) > rules.MAX_AGREEMENT_CHARS or rules.AGREEMENT.fullmatch(stripped) is None:
+        return None
+    cue = rules.AGREEMENT_CUE.search(low)
+    if cue is None:
+        return None
+    return Verdict(Decision.ACCEPTED, None, AGREEMENT_RULE, text[cue.start() : cue.end()])
 
 
 def _after_intro(text: str, position: int, stop: int) -> int:

@@ -139,6 +139,10 @@ VETO_DISMISS_AFTER = re.compile(
 VETO_REFUSAL = re.compile(_either(*(lang.veto_refusal for lang in LANGUAGES)))
 CLOSES_THREAD = re.compile(_either(*(lang.closes_thread for lang in LANGUAGES)))
 COURTESY_BUT = re.compile(_either(*(lang.courtesy_but for lang in LANGUAGES)))
+AGREEMENT = re.compile(_either(*(f"(?:{lang.agreement})" for lang in LANGUAGES if lang.agreement)))
+AGREEMENT_CUE = re.compile(_either(*(lang.agreement_cue for lang in LANGUAGES)))
+# Agreement is said in a few words; a longer reply says something else too.
+MAX_AGREEMENT_CHARS = 120
 QUESTION = re.compile(_either(QUESTION_MARKS, *(lang.question for lang in LANGUAGES)))
 
 

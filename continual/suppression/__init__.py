@@ -14,7 +14,13 @@ from continual.suppression.rules import (
     suppressing,
     suppressions_of,
 )
-from continual.suppression.store import Withheld, mechanisms, record_withheld, suppressions
+from continual.suppression.store import (
+    Withheld,
+    mechanisms,
+    record_withheld,
+    suppressed_entries,
+    suppressions,
+)
 
 __all__ = [
     "DEFAULT_SUPPRESS_DAYS",
@@ -29,6 +35,7 @@ __all__ = [
     "record_withheld",
     "refused_cards",
     "render_dismissed",
+    "suppressed_entries",
     "suppressing",
     "suppressions",
     "suppressions_of",

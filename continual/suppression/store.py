@@ -3,7 +3,7 @@ the findings a review did not post because of them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, insert, select, union
@@ -101,6 +101,24 @@ def suppressions(
         for mechanism in mechanisms(conn, repository_id)
         for found in suppressions_of(mechanism, now_ms=now_ms, suppress_days=suppress_days)
     )
+
+
+def suppressed_entries(
+    conn: Connection,
+    repository_ids: Iterable[int],
+    *,
+    now_ms: int,
+    suppress_days: int = DEFAULT_SUPPRESS_DAYS,
+) -> dict[str, Suppression]:
+    """The suppression standing on each entry of some repositories now, by entry id: a listed
+    lesson that is refused here is shown as such, not as a candidate to follow."""
+    found: dict[str, Suppression] = {}
+    for repository_id in sorted(set(repository_ids)):
+        for suppression in suppressions(
+            conn, repository_id, now_ms=now_ms, suppress_days=suppress_days
+        ):
+            found.setdefault(suppression.entry_id, suppression)
+    return found
 
 
 def record_withheld(

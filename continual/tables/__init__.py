@@ -1,10 +1,12 @@
-"""Every table of the core, in one metadata: the store, reviews and their memory, people, the judge."""
+"""Every table of the core, in one metadata: the store, reviews, their memory and proofs, people,
+the judge."""
 
 from __future__ import annotations
 
 from continual.judge.cache import JudgeVerdictRow
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
+from continual.proofs import ProofRow
 from continual.tables.changes import EntryChange
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
@@ -30,6 +32,7 @@ __all__ = [
     "MemoryHitRow",
     "MemoryItemRow",
     "Person",
+    "ProofRow",
     "Receipt",
     "Repository",
     "ReviewRecord",

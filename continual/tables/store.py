@@ -74,6 +74,9 @@ class Suggestion(Base):
     comment_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     proven: Mapped[bool] = mapped_column(Boolean, default=False)
     created_ms: Mapped[int] = mapped_column(BigInteger)
+    # Who resolved the suggestion's thread on GitHub, and when it was seen: evidence, never a decision.
+    resolved_by: Mapped[str | None] = mapped_column(String(100))
+    resolved_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class Entry(Base):

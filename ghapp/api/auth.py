@@ -85,7 +85,8 @@ def _token_of(request: Request) -> str | None:
     return value.strip()
 
 
-def _authenticate(engine: Engine, token: str, now: int) -> Caller | None:
+def authenticate_token(engine: Engine, token: str, now: int) -> Caller | None:
+    """Who holds ``token`` (None: unknown or revoked), noting its use at most once a minute."""
     with reading(engine) as conn:
         found = persons.authenticate(conn, token)
     if found is None:
@@ -109,7 +110,7 @@ def authenticated(handler: AuthedEndpoint) -> Endpoint:
                     401, "unauthorized", "send `Authorization: Bearer <token>` with a valid token"
                 )
             deps = deps_of(request)
-            caller = await run(_authenticate, deps.engine, token, deps.clock())
+            caller = await run(authenticate_token, deps.engine, token, deps.clock())
             if caller is None:
                 raise ApiError(401, "unauthorized", "the token is unknown or revoked")
             return await handler(request, caller)

@@ -77,6 +77,29 @@ SCHEMAS: dict[str, Any] = {
             "actor": _nullable("string"),
             "at": {"type": "string", "format": "date-time"},
             "superseded": {"type": "boolean"},
+            "proof": {"oneOf": [_ref("Proof"), {"type": "null"}]},
+        }
+    ),
+    "Proof": _object(
+        {
+            "test": STRING,
+            "outcome": {
+                "type": "string",
+                "enum": [
+                    "proven",
+                    "passed-before-fix",
+                    "still-failing",
+                    "patch-does-not-apply",
+                    "timeout",
+                    "no-fix",
+                    "no-checkout",
+                    "skipped-no-sandbox",
+                ],
+            },
+            "reason": STRING,
+            "head_sha": STRING,
+            "sandbox": {"type": "string", "enum": ["bwrap", "unsandboxed", "none"]},
+            "at": {"type": "string", "format": "date-time"},
         }
     ),
     "Lesson": _object(
@@ -94,6 +117,16 @@ SCHEMAS: dict[str, Any] = {
             "confirmations": INTEGER,
             "last_confirmed_at": TIME,
             "expires_at": TIME,
+            "suppressed": {"oneOf": [{"type": "null"}, _ref("Suppressed")]},
+        }
+    ),
+    "Suppressed": _object(
+        {
+            "reason": STRING,
+            "by": _nullable("string"),
+            "receipt_id": _nullable("integer"),
+            "path": _nullable("string"),
+            "until": TIME,
         }
     ),
     "Lessons": _object({"lessons": _array(_ref("Lesson"))}),
@@ -211,6 +244,7 @@ SCHEMAS: dict[str, Any] = {
                 _object({"signal": STRING, "accepted": INTEGER, "dismissed": INTEGER})
             ),
             "memory": {"type": "object", "additionalProperties": INTEGER},
+            "proofs": {"type": "object", "additionalProperties": INTEGER},
             "suggestions": _ref("Counts"),
             "by_seat_and_lens": _array(_ref("SeatLensCounts")),
             "acceptance": _object(
@@ -221,6 +255,7 @@ SCHEMAS: dict[str, Any] = {
             ),
             "hits": INTEGER,
             "suppressed": INTEGER,
+            "resolved": INTEGER,
             "lessons": _array(_ref("BrainLesson")),
             "handed": _array(_ref("ReviewHanded")),
         },

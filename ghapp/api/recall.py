@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse, Response
 from continual import persons, store
 from continual.persons import Caller, Preference
 from continual.recall.lessons import Lesson, load_lessons
+from continual.suppression import suppressed_entries
 from continual.surfaces import (
     Handed,
     Target,
@@ -31,6 +32,7 @@ from ghapp.api.auth import (
 )
 from ghapp.api.shapes import active_json, handed_json, lesson_json
 from ghapp.db import reading
+from ghapp.deps import Deps
 
 MAX_QUERY_VALUES = 64
 
@@ -50,10 +52,24 @@ def _lessons(request: Request, caller: Caller) -> list[Lesson]:
         return load_lessons(conn, caller.account_id, now=deps.clock())
 
 
+def _shown(request: Request, caller: Caller) -> list[dict[str, Any]]:
+    """The account's lessons as the API shows them, each with the dismissal refusing it, if any."""
+    deps = deps_of(request)
+    now = deps.clock()
+    with reading(deps.engine) as conn:
+        lessons = load_lessons(conn, caller.account_id, now=now)
+        refused = suppressed_entries(
+            conn,
+            (x.repository_id for x in lessons),
+            now_ms=now,
+            suppress_days=deps.suppress_days,
+        )
+    return [lesson_json(x, refused.get(x.id)) for x in lessons]
+
+
 @authenticated
 async def list_lessons(request: Request, caller: Caller) -> Response:
-    lessons = await run(_lessons, request, caller)
-    return JSONResponse({"lessons": [lesson_json(x) for x in lessons]})
+    return JSONResponse({"lessons": await run(_shown, request, caller)})
 
 
 @authenticated
@@ -68,7 +84,12 @@ async def active(request: Request, caller: Caller) -> Response:
         if session is None:
             with reading(deps.engine) as conn:
                 handed, snapshot = preview_recall(
-                    conn, target, preference=card, now=now, snapshots=deps.snapshots
+                    conn,
+                    target,
+                    preference=card,
+                    now=now,
+                    snapshots=deps.snapshots,
+                    suppress_days=deps.suppress_days,
                 )
             return handed, list(snapshot.lessons)
         handed = hand_recall(
@@ -80,6 +101,7 @@ async def active(request: Request, caller: Caller) -> Response:
             person_id=caller.person_id,
             now=now,
             snapshots=deps.snapshots,
+            suppress_days=deps.suppress_days,
         )
         return handed, _lessons(request, caller)
 
@@ -104,6 +126,7 @@ async def brief(request: Request, caller: Caller) -> Response:
         person_id=caller.person_id,
         now=deps.clock(),
         snapshots=deps.snapshots,
+        suppress_days=deps.suppress_days,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -139,6 +162,7 @@ async def context(request: Request, caller: Caller) -> Response:
         person_id=caller.person_id,
         now=deps.clock(),
         snapshots=deps.snapshots,
+        suppress_days=deps.suppress_days,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -169,23 +193,12 @@ async def edit(request: Request, caller: Caller) -> Response:
     for name in body:
         if name not in {"demote", "expected_revision"}:
             raise invalid(str(name), "is not a field of this call (demote, expected_revision)")
-    expected = _revision(body)
-    deps = deps_of(request)
-    now = deps.clock()
-
-    def work() -> None:
-        with deps.engine.begin() as conn:
-            _own_entry(conn, caller, entry_id)
-            store.person_edit(
-                conn, entry_id, expected=expected, demote=demote, actor=caller.login, now=now
-            )
-
-    await _guarded(work, entry_id)
-    lessons = await run(_lessons, request, caller)
-    found = next((x for x in lessons if x.id == entry_id), None)
+    await edit_lesson(deps_of(request), caller, entry_id, expected=_revision(body), demote=demote)
+    shown = await run(_shown, request, caller)
+    found = next((x for x in shown if x["id"] == entry_id), None)
     if found is None:
         raise not_found(f"lesson {entry_id}")
-    return JSONResponse(lesson_json(found))
+    return JSONResponse(found)
 
 
 async def _guarded(work: Any, entry_id: str) -> None:
@@ -212,7 +225,29 @@ async def remove(request: Request, caller: Caller) -> Response:
         if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_REVISION:
             raise invalid("expected_revision", f"must be an integer from 1 to {MAX_REVISION}")
         expected = int(raw)
-    deps = deps_of(request)
+    await delete_lesson(deps_of(request), caller, entry_id, expected=expected)
+    return Response(status_code=204)
+
+
+async def edit_lesson(
+    deps: Deps, caller: Caller, entry_id: str, *, expected: int, demote: bool
+) -> None:
+    """A person demotes or restores one of their account's lessons, compare-and-swap on
+    ``expected``: ApiError 409 when it moved on, 404 when it is not theirs or gone."""
+    now = deps.clock()
+
+    def work() -> None:
+        with deps.engine.begin() as conn:
+            _own_entry(conn, caller, entry_id)
+            store.person_edit(
+                conn, entry_id, expected=expected, demote=demote, actor=caller.login, now=now
+            )
+
+    await _guarded(work, entry_id)
+
+
+async def delete_lesson(deps: Deps, caller: Caller, entry_id: str, *, expected: int | None) -> None:
+    """A person deletes one of their account's lessons (a tombstone), with the same checks."""
     now = deps.clock()
 
     def work() -> None:
@@ -221,4 +256,3 @@ async def remove(request: Request, caller: Caller) -> Response:
             store.tombstone(conn, entry_id, expected=expected, now=now)
 
     await _guarded(work, entry_id)
-    return Response(status_code=204)

@@ -8,7 +8,9 @@ from typing import Any
 
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.persons import Caller, Preference
+from continual.proofs import ProofEvidence
 from continual.recall.lessons import Lesson, SourceReceipt
+from continual.suppression import Suppression
 from continual.surfaces import Handed, Target
 from ghapp.api.auth import iso
 
@@ -29,10 +31,35 @@ def receipt_json(receipt: SourceReceipt) -> dict[str, Any]:
         "actor": receipt.actor,
         "at": iso(receipt.at_ms),
         "superseded": receipt.superseded,
+        "proof": None if receipt.proof is None else proof_json(receipt.proof),
     }
 
 
-def lesson_json(lesson: Lesson) -> dict[str, Any]:
+def proof_json(proof: ProofEvidence) -> dict[str, Any]:
+    return {
+        "test": proof.test,
+        "outcome": proof.outcome,
+        "reason": proof.reason,
+        "head_sha": proof.head_sha,
+        "sandbox": proof.sandbox,
+        "at": iso(proof.at_ms),
+    }
+
+
+def suppression_json(found: Suppression | None) -> dict[str, Any] | None:
+    """Why a listed lesson is refused here: the dismissal that suppresses its mechanism."""
+    if found is None:
+        return None
+    return {
+        "reason": found.reason,
+        "by": found.actor,
+        "receipt_id": found.receipt_id,
+        "path": None if found.repository_wide else found.path,
+        "until": iso(found.until_ms) if found.until_ms is not None else None,
+    }
+
+
+def lesson_json(lesson: Lesson, suppressed: Suppression | None = None) -> dict[str, Any]:
     return {
         "id": lesson.id,
         "key": lesson.key,
@@ -47,6 +74,7 @@ def lesson_json(lesson: Lesson) -> dict[str, Any]:
         "confirmations": lesson.confirmations,
         "last_confirmed_at": iso(lesson.last_confirmed_ms),
         "expires_at": iso(lesson.expires_ms),
+        "suppressed": suppression_json(suppressed),
     }
 
 

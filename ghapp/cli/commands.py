@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -15,14 +16,18 @@ import httpx
 from sqlalchemy import Engine
 
 from ghapp.cli.common import open_engine
+from ghapp.cli.operate import add_commands as add_operate_commands
 from ghapp.cli.people import add_commands as add_people_commands
 from ghapp.cli.review import add_commands as add_review_commands
-from ghapp.db import NotMigrated, ensure_ready, migrate
+from ghapp.cli.setup import add_commands as add_setup_commands
+from ghapp.db import NotMigrated, migrate
 from ghapp.jobs import JobQueue, now_ms
 from ghapp.logs import configure_logging
+from ghapp.preflight import usable_config
 from ghapp.settings import Settings, SettingsError, load_settings
 from ghapp.signature import sign
-from review.config import ConfigError
+from ghapp.tables import JobState
+from review.config import ConfigError, ReviewConfig
 
 Command = Callable[[argparse.Namespace, Settings], int]
 
@@ -33,24 +38,34 @@ def _queue(engine: Engine, settings: Settings) -> JobQueue:
     )
 
 
+def _review_config(args: argparse.Namespace, settings: Settings) -> ReviewConfig | None:
+    """The review configuration `serve` and `worker` run with; None only with --no-review."""
+    if args.no_review:
+        return None
+    return usable_config(settings.config, os.environ)
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from ghapp.app import create_app
+    from ghapp.app import build_deps, create_app
 
     settings.require_github()
-    with open_engine(settings):  # refuse an unmigrated database before binding the port
-        pass
+    review_config = _review_config(args, settings)
     host = args.host or settings.host
     port = args.port or settings.port
-    print(
-        f"hindsight: serving on http://{host}:{port} "
-        f"(webhooks at /webhooks, worker {'off' if args.no_worker else 'on'}, "
-        f"app {settings.github_app_id}, key {settings.key_fingerprint()})",
-        file=sys.stderr,
-    )
-    app = create_app(settings, run_worker=not args.no_worker)
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower(), log_config=None)
+    # Refuse an unreachable or unmigrated database before binding the port.
+    with open_engine(settings, create=True) as engine:
+        print(
+            f"hindsight: serving on http://{host}:{port} "
+            f"(webhooks at /webhooks, worker {'off' if args.no_worker else 'on'}, "
+            f"reviews {'off' if review_config is None else 'on'}, "
+            f"app {settings.github_app_id}, key {settings.key_fingerprint()})",
+            file=sys.stderr,
+        )
+        deps = build_deps(settings, engine=engine, review_config=review_config)
+        app = create_app(settings, deps=deps, run_worker=not args.no_worker)
+        uvicorn.run(app, host=host, port=port, log_config=None)
     return 0
 
 
@@ -60,31 +75,33 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     from ghapp.worker import Worker
 
     settings.require_github()
-    deps = build_deps(settings)
-    ensure_ready(deps.engine)
-    worker = Worker(
-        deps, build_router(), concurrency=args.concurrency or settings.worker_concurrency
-    )
+    review_config = _review_config(args, settings)
+    with open_engine(settings, create=True) as engine:
+        if review_config is None:
+            print("hindsight: reviews are off (--no-review)", file=sys.stderr)
+        deps = build_deps(settings, engine=engine, review_config=review_config)
+        if args.metrics_port:
+            deps.metrics.serve_loopback(args.metrics_port)
+        worker = Worker(
+            deps, build_router(), concurrency=args.concurrency or settings.worker_concurrency
+        )
 
-    async def run() -> None:
-        try:
+        async def run() -> None:
             if args.until_idle:
                 ran = await worker.run_until_idle()
                 print(f"hindsight: ran {ran} jobs; none is due now", file=sys.stderr)
             else:
                 await worker.run()
-        finally:
-            deps.engine.dispose()
 
-    try:
-        asyncio.run(run())
-    except KeyboardInterrupt:
-        worker.stop()
+        try:
+            asyncio.run(run())
+        except KeyboardInterrupt:
+            worker.stop()
     return 0
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
-    with open_engine(settings, ready=False) as engine:
+    with open_engine(settings, ready=False, create=True) as engine:
         migrate(engine)
         print(f"hindsight: database at {engine.url.render_as_string()} is up to date")
     return 0
@@ -140,9 +157,30 @@ def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if response.is_success else 1
 
 
+def confirmed(args: argparse.Namespace, question: str, answer: str) -> bool:
+    """True with --yes, or when a person at a terminal types ``answer``; refuses without a tty."""
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        print(
+            f"hindsight {args.command}: {question} Not at a terminal, so nothing was done: "
+            "pass --yes to go ahead",
+            file=sys.stderr,
+        )
+        return False
+    typed = input(f"{question} Type {answer!r} to go ahead: ").strip()
+    if typed != answer:
+        print(f"hindsight {args.command}: not confirmed; nothing was done", file=sys.stderr)
+        return False
+    return True
+
+
 def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
     from ghapp.purge import purge_account
 
+    question = f"This deletes every row and file stored for the account {args.account}."
+    if not confirmed(args, question, args.account):
+        return 1
     with open_engine(settings) as engine:
         counts = purge_account(engine, args.account, store_dir=settings.store_dir)
     if counts is None:
@@ -207,15 +245,27 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--verbose", action="store_true", help="show the app's logs")
     demo.set_defaults(run=cmd_demo)
 
+    add_operate_commands(sub)
+
+    no_review = "start with reviews off on purpose (no hindsight.toml needed)"
     serve = sub.add_parser("serve", help="run the web app with an in-process worker")
     serve.add_argument("--no-worker", action="store_true", help="web only (for replicas)")
-    serve.add_argument("--host")
-    serve.add_argument("--port", type=int)
+    serve.add_argument("--no-review", action="store_true", help=no_review)
+    serve.add_argument("--host", help="the address to listen on (default: HINDSIGHT_HOST)")
+    serve.add_argument("--port", type=int, help="the port to listen on (default: HINDSIGHT_PORT)")
     serve.set_defaults(run=cmd_serve)
 
     worker = sub.add_parser("worker", help="run jobs from the queue")
-    worker.add_argument("--concurrency", type=int)
+    worker.add_argument(
+        "--concurrency", type=int, help="jobs run at once (default: HINDSIGHT_WORKER_CONCURRENCY)"
+    )
     worker.add_argument("--until-idle", action="store_true", help="exit when no job is due")
+    worker.add_argument("--no-review", action="store_true", help=no_review)
+    worker.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve this worker's /metrics on 127.0.0.1:PORT (loopback only)",
+    )
     worker.set_defaults(run=cmd_worker)
 
     sub.add_parser("migrate", help="bring the database schema up to date").set_defaults(
@@ -225,23 +275,28 @@ def build_parser() -> argparse.ArgumentParser:
     jobs = sub.add_parser("jobs", help="list jobs or retry dead ones")
     jobs_sub = jobs.add_subparsers(dest="jobs_command", metavar="list|retry")
     jobs_list = jobs_sub.add_parser("list", help="list recent jobs")
-    jobs_list.add_argument("--state", action="append", help="only jobs in this state")
-    jobs_list.add_argument("--limit", type=int, default=50)
+    jobs_list.add_argument(
+        "--state",
+        action="append",
+        choices=[state.value for state in JobState],
+        help="only jobs in this state (repeat for several)",
+    )
+    jobs_list.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
     jobs_retry = jobs_sub.add_parser("retry", help="requeue dead jobs")
-    jobs_retry.add_argument("ids", type=int, nargs="*")
-    jobs_retry.add_argument("--all-dead", action="store_true")
+    jobs_retry.add_argument("ids", type=int, nargs="*", help="the ids of dead jobs to requeue")
+    jobs_retry.add_argument("--all-dead", action="store_true", help="requeue every dead job")
     jobs.set_defaults(run=cmd_jobs, jobs_command="list", state=None, limit=50)
 
     replay = sub.add_parser("replay", help="sign a recorded delivery and post it to a server")
-    replay.add_argument("file")
+    replay.add_argument("file", help="a webhook payload (JSON) to send")
     replay.add_argument("--event", required=True, help="the X-GitHub-Event, e.g. pull_request")
     replay.add_argument("--url", help="default: http://HINDSIGHT_HOST:HINDSIGHT_PORT/webhooks")
     replay.add_argument("--delivery", help="the X-GitHub-Delivery id (default: a new uuid)")
     replay.set_defaults(run=cmd_replay)
 
     entry = sub.add_parser("entry", help="demote or restore a lesson entry (a person's edit)")
-    entry.add_argument("action", choices=["demote", "restore"])
-    entry.add_argument("entry_id")
+    entry.add_argument("action", choices=["demote", "restore"], help="what to do with the entry")
+    entry.add_argument("entry_id", help="the entry's id (e_…, from `hindsight recall`)")
     entry.add_argument(
         "--expected-revision", type=int, required=True, help="the revision you looked at"
     )
@@ -250,9 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_review_commands(sub)
     add_people_commands(sub)
+    add_setup_commands(sub)
 
     purge = sub.add_parser("purge", help="delete everything stored for an account")
     purge.add_argument("--account", required=True, help="the account's login")
+    purge.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     purge.set_defaults(run=cmd_purge)
     return parser
 
@@ -261,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings()
-        configure_logging(settings.log_level)
+        configure_logging(settings.log_level, settings.log_format)
         code: int = args.run(args, settings)
     except (SettingsError, NotMigrated, ConfigError) as exc:
         print(f"hindsight: {exc}", file=sys.stderr)

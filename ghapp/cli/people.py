@@ -20,9 +20,10 @@ from sqlalchemy import Engine, select
 from continual import persons
 from continual.persons import Preference
 from continual.recall.lessons import load_lessons
+from continual.suppression import Suppression, suppressed_entries
 from continual.surfaces import Handed, Target, hand_brief, hand_context, target_named
-from continual.tables import Repository
-from ghapp.cli.common import open_engine
+from continual.tables import Account, Repository
+from ghapp.cli.common import ConfigError, open_engine, suppress_days
 from ghapp.db import reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
@@ -171,6 +172,7 @@ def _hand(args: argparse.Namespace, settings: Settings, surface: str) -> int:
                 "preference": card,
                 "person_id": person_id,
                 "now": now_ms(),
+                "suppress_days": suppress_days(settings),
             }
             handed: Handed
             if surface == "context":
@@ -206,7 +208,7 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
 def _guard(action: Any) -> int:
     try:
         code: int = action()
-    except (CliError, persons.NotFound) as exc:
+    except (CliError, ConfigError, persons.NotFound) as exc:
         print(f"hindsight: {exc}", file=sys.stderr)
         return 1
     return code
@@ -243,16 +245,52 @@ def cmd_tokens(args: argparse.Namespace, settings: Settings) -> int:
     return _guard(run)
 
 
+def _recall_accounts(args: argparse.Namespace, engine: Engine) -> tuple[list[int], str | None]:
+    """The accounts whose lessons `recall` lists, and the repository it narrows to (if any).
+
+    ``--account`` names one; ``--repo`` (or, with neither of them nor ``--all``, the git remote
+    here) picks the repository's account; ``--all`` alone lists every account's lessons.
+    """
+    if args.account:
+        with reading(engine) as conn:
+            account_id = conn.execute(
+                select(Account.id).where(Account.login == args.account)
+            ).scalar()
+        if account_id is None:
+            raise CliError(
+                f"no account {args.account} in the database: is the app installed there?"
+            )
+        return [int(account_id)], args.repo
+    if args.all and not args.repo:
+        with reading(engine) as conn:
+            return [
+                int(i) for i in conn.execute(select(Account.id).order_by(Account.login)).scalars()
+            ], None
+    repo = args.repo or _current_repo(Path.cwd())
+    return [_local_target(engine, repo).account_id], repo
+
+
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     def run() -> int:
-        repo = args.repo or _current_repo(Path.cwd())
+        now = now_ms()
         with open_engine(settings) as engine:
-            target = _local_target(engine, repo)
+            accounts, repo = _recall_accounts(args, engine)
             with reading(engine) as conn:
-                lessons = load_lessons(conn, target.account_id, now=now_ms())
-        shown = [x for x in lessons if args.all or x.repository == repo or x.scope == "account"]
+                lessons = [x for a in accounts for x in load_lessons(conn, a, now=now)]
+                refused = suppressed_entries(
+                    conn,
+                    (x.repository_id for x in lessons),
+                    now_ms=now,
+                    suppress_days=suppress_days(settings),
+                )
+        shown = [
+            x
+            for x in lessons
+            if args.all or repo is None or x.repository == repo or x.scope == "account"
+        ]
         if args.json:
-            print(json.dumps([_lesson_line(x) for x in shown], indent=2, sort_keys=True))
+            lines = [_lesson_line(x, refused.get(x.id)) for x in shown]
+            print(json.dumps(lines, indent=2, sort_keys=True))
             return 0
         for x in shown:
             print(
@@ -260,14 +298,26 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
                 f"confirmed {x.confirmations}x, expires {_time(x.expires_ms)}\n    {x.key}\n"
                 f"    {x.text or '(no admitted text)'}"
             )
+            if x.id in refused:
+                print(f"    {_refusal(refused[x.id])}")
         print(f"{len(shown)} lesson(s)", file=sys.stderr)
         return 0
 
     return _guard(run)
 
 
-def _lesson_line(lesson: Any) -> dict[str, Any]:
+def _refusal(found: Suppression) -> str:
+    where = "repository-wide" if found.repository_wide else f"at {found.path}"
+    until = (
+        "until a person restores it" if found.until_ms is None else f"until {_time(found.until_ms)}"
+    )
+    return f"suppressed {where}: dismissed ({found.reason}) by {found.actor or 'a person'}, {until}"
+
+
+def _lesson_line(lesson: Any, refused: Suppression | None = None) -> dict[str, Any]:
     return {
+        "suppressed_until_ms": None if refused is None else refused.until_ms,
+        "suppressed": refused is not None,
         "id": lesson.id,
         "key": lesson.key,
         "repository": lesson.repository,
@@ -314,8 +364,13 @@ def add_commands(subparsers: Any) -> None:
 
     recall = subparsers.add_parser("recall", help="list lessons with state, scope and expiry")
     recall.add_argument("--repo", help="owner/name (default: the git remote origin here)")
-    recall.add_argument("--all", action="store_true", help="every lesson of the account")
-    recall.add_argument("--json", action="store_true")
+    recall.add_argument("--account", help="every lesson of this account (its login)")
+    recall.add_argument(
+        "--all",
+        action="store_true",
+        help="every lesson of the repository's account (alone: of every account)",
+    )
+    recall.add_argument("--json", action="store_true", help="print the lessons as JSON")
     recall.set_defaults(run=cmd_recall)
 
     brief = subparsers.add_parser("brief", help="print the brief for an agent's session start")

@@ -93,7 +93,9 @@ def print_ledger(ledger: RepositoryLedger) -> None:
     print(f"  acceptance without lessons: {_rate(ledger.acceptance.without_lessons)}")
     print(f"  memory hits: {ledger.hits}")
     print(f"  findings not posted (dismissed here before): {ledger.suppressed}")
+    print(f"  threads resolved on GitHub (evidence, not a decision): {ledger.resolved}")
     print(f"  session memory: {_states(ledger.memory)}")
+    print(f"  proofs (evidence, never a decision): {_states(ledger.proofs)}")
     print(f"  lesson entries: {_states(asdict(ledger.entries))}")
     signals = [
         f"{s.signal} {s.accepted}/{s.dismissed}"
@@ -156,5 +158,5 @@ def add_commands(subparsers: Any) -> None:
 
     ledger = subparsers.add_parser("ledger", help="reviews, calls, suggestions and outcomes")
     ledger.add_argument("--repo", help="only this repository (owner/name)")
-    ledger.add_argument("--json", action="store_true")
+    ledger.add_argument("--json", action="store_true", help="print the ledger as JSON")
     ledger.set_defaults(run=cmd_ledger)

@@ -24,6 +24,7 @@ from ghapp.github.values import (
     Comparison,
     DiffEntry,
     DraftComment,
+    HookDelivery,
     Installation,
     IssueComment,
     PullRequest,
@@ -102,7 +103,7 @@ class GitHubClient:
         self.base_url = base_url.rstrip("/")
         self._clock = clock
         self._refresh_margin = refresh_margin
-        self._config = self._build_config(base_url, timeout_s, user_agent, trust_env)
+        self._config = self.build_config(base_url, timeout_s, user_agent, trust_env)
         self._app = GitHub(AppAuthStrategy(str(app_id), private_key_pem), config=self._config)
         self._tokens: dict[int, _Token] = {}
         self._tokens_lock = threading.Lock()
@@ -111,9 +112,12 @@ class GitHubClient:
         ] = weakref.WeakKeyDictionary()
         self.mints = 0
         self._slug: str | None = None
+        # Told of every request's answer (None: no answer); `/metrics` counts them.
+        self.on_answer: Callable[[str, httpx.Response | None], None] | None = None
 
     @staticmethod
-    def _build_config(base_url: str, timeout_s: float, user_agent: str, trust_env: bool) -> Config:
+    def build_config(base_url: str, timeout_s: float, user_agent: str, trust_env: bool) -> Config:
+        """githubkit's settings for every Hindsight client: no retries, no HTTP cache."""
         # auto_retry off: the job runner reschedules; http_cache off: answers must be current;
         # a private cache so no other client's JWT is ever reused.
         return get_config(
@@ -168,16 +172,24 @@ class GitHubClient:
             )
         except RequestFailed as exc:
             raw = exc.response.raw_response
+            self._answered(method, raw)
             log.warning(
                 "github request failed",
                 extra={"method": method, "path": raw.request.url.path, "status": raw.status_code},
             )
             raise error_for(raw, what, self._clock()) from exc
         except RequestTimeout as exc:
+            self._answered(method, None)
             raise Transient(f"GitHub timed out on {what}") from exc
         except RequestError as exc:
+            self._answered(method, None)
             raise Transient(f"could not reach GitHub for {what}: {type(exc.exc).__name__}") from exc
+        self._answered(method, response.raw_response)
         return response.raw_response
+
+    def _answered(self, method: str, response: httpx.Response | None) -> None:
+        if self.on_answer is not None:
+            self.on_answer(method, response)
 
     async def _app_send(
         self, method: str, url: str, what: str, params: Mapping[str, str | int] | None = None
@@ -218,6 +230,25 @@ class GitHubClient:
             found.extend(Installation.from_json(item) for item in response.json())
             url, params = self.next_page(response), None
         return found
+
+    async def hook_deliveries(self, since: datetime) -> list[HookDelivery]:
+        """The app's webhook delivery attempts made at or after ``since``, newest first; pages
+        (``cursor`` links) are followed until one reaches past ``since``."""
+        found: list[HookDelivery] = []
+        url: str | None = "/app/hook/deliveries"
+        params: Mapping[str, str | int] | None = {"per_page": PER_PAGE}
+        while url is not None:
+            response = await self._app_send("GET", url, "the app's webhook deliveries", params)
+            page = [HookDelivery.from_json(item) for item in response.json()]
+            recent = [d for d in page if d.delivered_at is None or d.delivered_at >= since]
+            found.extend(recent)
+            url, params = (self.next_page(response) if len(recent) == len(page) else None), None
+        return found
+
+    async def redeliver(self, delivery_id: int) -> None:
+        """Ask GitHub to send one delivery attempt again (same body, same guid)."""
+        url = f"/app/hook/deliveries/{delivery_id}/attempts"
+        await self._app_send("POST", url, f"the redelivery of {delivery_id}")
 
     async def get_repo_installation(self, repo: str) -> Installation:
         owner, name = split_repo(repo)

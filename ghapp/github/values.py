@@ -63,6 +63,38 @@ class App:
 
 
 @dataclass(frozen=True, slots=True)
+class HookDelivery:
+    """One attempt at delivering a webhook to the app (``GET /app/hook/deliveries``)."""
+
+    id: int
+    guid: str
+    delivered_at: datetime | None
+    redelivery: bool
+    status_code: int
+    status: str
+    event: str
+    action: str | None
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    @classmethod
+    def from_json(cls, data: Json) -> HookDelivery:
+        action = data.get("action")
+        return cls(
+            id=int(data["id"]),
+            guid=_str(data.get("guid")),
+            delivered_at=_time(data.get("delivered_at")),
+            redelivery=bool(data.get("redelivery")),
+            status_code=_int(data.get("status_code")) or 0,
+            status=_str(data.get("status")),
+            event=_str(data.get("event")),
+            action=action if isinstance(action, str) else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Installation:
     id: int
     account: User

@@ -69,4 +69,5 @@ async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
         snapshots=deps.snapshots,
         http=httpx.AsyncClient,
         log_fields={"job": job.id},
+        sandbox=deps.sandbox,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any
@@ -11,12 +12,13 @@ from typing import Any
 from ghapp.loopback import LoopbackServer, bind
 from ghapp.simulator import conversation, issues, pulls
 from ghapp.simulator.endpoint import Context
+from ghapp.simulator.hooks import Attempt
 from ghapp.simulator.model import Author, FileChange, Installation
 from ghapp.simulator.patches import addition_patch
 from ghapp.simulator.recording import Fault, Faults, LoggedRequest, RequestLog
 from ghapp.simulator.routes import build_app
 from ghapp.simulator.state import Files, World, check_association
-from ghapp.simulator.webhooks import Delivery, Payloads, post
+from ghapp.simulator.webhooks import Delivery, Payloads, encode, post_body
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,7 @@ class GitHubSimulator:
         self.context = Context(self.world, public_key_pem, self.log, self.faults)
         self.payloads = Payloads(self.context.shapes)
         self.deliveries: list[Delivery] = []
+        self.context.hooks.send = self._send
         self._host = host
         self._port = port
         self._base_url: str | None = None
@@ -109,13 +112,32 @@ class GitHubSimulator:
         self, event: str, payload: Mapping[str, Any], *, delivery_id: str | None = None
     ) -> Delivery:
         """Sign ``payload`` with the webhook secret and POST it to the configured URL."""
+        action = payload.get("action")
+        delivery = self._send(
+            event,
+            encode(payload),
+            action if isinstance(action, str) else None,
+            delivery_id or str(uuid.uuid4()),
+        )
+        self.context.hooks.record(delivery)
+        return delivery
+
+    def _send(self, event: str, body: bytes, action: str | None, guid: str) -> Delivery:
+        """POST one signed delivery to the webhook URL (a receiver that cannot be reached is a
+        delivery with status 0, kept for ``GET /app/hook/deliveries`` like every attempt)."""
         if self._webhook is None:
             raise RuntimeError("no webhook target: call configure_webhooks(url, secret) first")
         url, secret = self._webhook
-        delivery = post(url, secret, self.world.app_id, event, payload, delivery_id=delivery_id)
+        delivery = post_body(
+            url, secret, self.world.app_id, event, body, action=action, delivery_id=guid
+        )
         with self.world.lock:
             self.deliveries.append(delivery)
         return delivery
+
+    def hook_deliveries(self) -> list[Attempt]:
+        """Every delivery attempt GitHub would list for the app, oldest first."""
+        return self.context.hooks.attempts()
 
     def _emit_event(self, event: str, payload: Mapping[str, Any]) -> None:
         if self._emit and self._webhook is not None:

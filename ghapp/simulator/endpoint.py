@@ -15,6 +15,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ghapp.simulator.hooks import HookLog
 from ghapp.simulator.model import ApiError, Installation
 from ghapp.simulator.recording import RECORDED_HEADERS, Faults, LoggedRequest, RequestLog
 from ghapp.simulator.shapes import Shapes
@@ -67,6 +68,7 @@ class Context:
         self.public_key_pem = public_key_pem
         self.log = log
         self.faults = faults
+        self.hooks = HookLog(world.now)
         self.shapes = Shapes(world, "http://simulator.invalid")
         self._used = 0
         self._used_lock = threading.Lock()
@@ -138,19 +140,27 @@ def error_body(status: int, message: str, errors: list[Any] | None = None) -> di
     return body
 
 
+def per_page(call: Call) -> int:
+    """The ``per_page`` asked for, within 1–100 (default 30)."""
+    try:
+        return min(max(int(call.query.get("per_page", DEFAULT_PER_PAGE)), 1), MAX_PER_PAGE)
+    except ValueError:
+        raise ApiError(422, "Validation Failed", ["per_page must be an integer"]) from None
+
+
 def paginate(call: Call, items: Sequence[T]) -> tuple[list[T], dict[str, str]]:
     """One page of ``items`` (``per_page`` ≤ 100, ``page`` from 1) and its Link header."""
+    size = per_page(call)
     try:
-        per_page = min(max(int(call.query.get("per_page", DEFAULT_PER_PAGE)), 1), MAX_PER_PAGE)
         page = max(int(call.query.get("page", 1)), 1)
     except ValueError:
         raise ApiError(422, "Validation Failed", ["per_page and page must be integers"]) from None
-    last = max((len(items) + per_page - 1) // per_page, 1)
-    chunk = list(items[(page - 1) * per_page : page * per_page])
+    last = max((len(items) + size - 1) // size, 1)
+    chunk = list(items[(page - 1) * size : page * size])
     url = call.request.url
 
     def link(number: int, rel: str) -> str:
-        target = url.include_query_params(per_page=per_page, page=number)
+        target = url.include_query_params(per_page=size, page=number)
         return f'<{target}>; rel="{rel}"'
 
     links = []

@@ -6,8 +6,16 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghapp.simulator import conversation, graphql, issues, pulls
-from ghapp.simulator.endpoint import Call, Context, Handler, endpoint, json_response, paginate
+from ghapp.simulator import conversation, graphql, issues, manifests, pulls
+from ghapp.simulator.endpoint import (
+    Call,
+    Context,
+    Handler,
+    endpoint,
+    json_response,
+    paginate,
+    per_page,
+)
 from ghapp.simulator.model import ApiError, Author
 from ghapp.simulator.shapes import iso
 
@@ -66,6 +74,25 @@ def get_repo_installation(ctx: Context, call: Call) -> Response:
         if repo.installation_id is None:
             raise ApiError(404, "Not Found")
         return json_response(ctx.shapes.installation(ctx.world.installation(repo.installation_id)))
+
+
+def list_hook_deliveries(ctx: Context, call: Call) -> Response:
+    """``GET /app/hook/deliveries``: newest first, paginated with ``cursor`` (Link rel="next")."""
+    ctx.require_app(call)
+    size = per_page(call)
+    attempts, cursor = ctx.hooks.page(call.query.get("cursor"), size)
+    headers = {}
+    if cursor is not None:
+        target = call.request.url.include_query_params(per_page=size, cursor=cursor)
+        headers["link"] = f'<{target}>; rel="next"'
+    return json_response([a.shape() for a in attempts], headers=headers)
+
+
+def redeliver_hook_delivery(ctx: Context, call: Call) -> Response:
+    """``POST /app/hook/deliveries/{id}/attempts``: the same body and guid, sent again."""
+    ctx.require_app(call)
+    ctx.hooks.redeliver(_number(call, "delivery_id"))
+    return json_response({}, status=202)
 
 
 # --- an installation (token) -----------------------------------------------------------------
@@ -285,6 +312,8 @@ REPO = "/repos/{owner}/{repo}"
 ROUTES: list[tuple[str, list[str], Handler]] = [
     ("/app", ["GET"], get_app),
     ("/app/installations", ["GET"], list_installations),
+    ("/app/hook/deliveries", ["GET"], list_hook_deliveries),
+    ("/app/hook/deliveries/{delivery_id:int}/attempts", ["POST"], redeliver_hook_delivery),
     ("/app/installations/{installation_id:int}", ["GET"], get_installation),
     ("/app/installations/{installation_id:int}/access_tokens", ["POST"], create_access_token),
     ("/installation/repositories", ["GET"], list_installation_repositories),
@@ -306,6 +335,7 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/issues/comments/{{comment_id:int}}/reactions", ["GET", "POST"], comment_reactions),
     (f"{REPO}/compare/{{basehead:path}}", ["GET"], compare),
     ("/graphql", ["POST"], graphql.review_threads),
+    ("/app-manifests/{code}/conversions", ["POST"], manifests.conversion),
     ("/{path:path}", ALL_METHODS, not_found),
 ]
 
@@ -314,7 +344,10 @@ def build_app(ctx: Context) -> Starlette:
     """The simulator's ASGI app; unknown paths and methods answer GitHub's 404 JSON."""
     return Starlette(
         routes=[
-            Route(path, endpoint(ctx, handler), methods=methods)
-            for path, methods, handler in ROUTES
+            *manifests.pages(ctx),
+            *(
+                Route(path, endpoint(ctx, handler), methods=methods)
+                for path, methods, handler in ROUTES
+            ),
         ]
     )

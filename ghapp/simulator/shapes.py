@@ -71,18 +71,8 @@ class Shapes:
             "html_url": f"{HTML_URL}/apps/{world.app_slug}",
             "created_at": "2024-01-01T00:00:00Z",
             "updated_at": "2024-01-01T00:00:00Z",
-            "permissions": {
-                "contents": "read",
-                "issues": "write",
-                "metadata": "read",
-                "pull_requests": "write",
-            },
-            "events": [
-                "issue_comment",
-                "pull_request",
-                "pull_request_review",
-                "pull_request_review_comment",
-            ],
+            "permissions": dict(world.app_permissions),
+            "events": list(world.app_events),
             "installations_count": len(world.installations),
         }
 

@@ -25,6 +25,7 @@ from ghapp.simulator.model import (
     Review,
     ReviewComment,
 )
+from ghapp.simulator.pending import PendingManifests
 
 DEFAULT_PERMISSIONS = {
     "contents": "read",
@@ -65,6 +66,21 @@ def as_files(files: Files) -> list[FileChange]:
     return list(files)
 
 
+# What the simulated app is granted until a manifest registers another (app.yml's grants).
+DEFAULT_APP_PERMISSIONS = {
+    "contents": "read",
+    "issues": "write",
+    "metadata": "read",
+    "pull_requests": "write",
+}
+DEFAULT_APP_EVENTS = (
+    "issue_comment",
+    "pull_request",
+    "pull_request_review",
+    "pull_request_review_comment",
+)
+
+
 class World:
     """All state of one simulated GitHub. Every public method takes ``lock``; it is re-entrant."""
 
@@ -94,6 +110,27 @@ class World:
         self.tokens: dict[str, IssuedToken] = {}
         self.app_owner = self.account(f"{app_slug}-owner", "Organization")
         self.bot = self.account(f"{app_slug}[bot]", "Bot")
+        self.manifests = PendingManifests()
+        self.app_permissions: dict[str, str] = dict(DEFAULT_APP_PERMISSIONS)
+        self.app_events: list[str] = list(DEFAULT_APP_EVENTS)
+
+    def register_app(
+        self,
+        *,
+        app_id: int,
+        slug: str,
+        name: str,
+        owner: Account,
+        permissions: Mapping[str, str],
+        events: Iterable[str],
+    ) -> None:
+        """The app becomes the one just registered from a manifest (its id, slug and grants)."""
+        with self.lock:
+            self.app_id, self.app_slug, self.app_name = app_id, slug, name
+            self.app_owner = owner
+            self.bot = self.account(f"{slug}[bot]", "Bot")
+            self.app_permissions = dict(permissions)
+            self.app_events = sorted(events)
 
     # --- clock and ids -------------------------------------------------------------------
 

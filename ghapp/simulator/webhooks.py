@@ -60,7 +60,7 @@ def delivery_headers(
 
 @dataclass(frozen=True)
 class Delivery:
-    """One delivery made: what was sent and what the receiver answered."""
+    """One delivery made: what was sent and what the receiver answered (status 0: no answer)."""
 
     id: str
     event: str
@@ -68,6 +68,10 @@ class Delivery:
     body: bytes
     status: int
     response_text: str
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
 
 
 def encode(payload: Mapping[str, Any]) -> bytes:
@@ -85,27 +89,50 @@ def post(
     timeout_s: float = 10.0,
 ) -> Delivery:
     """Sign and POST one delivery to ``url``, as GitHub's hookshot does."""
-    body = encode(payload)
-    headers = delivery_headers(event, body, secret, app_id=app_id, delivery_id=delivery_id)
-    with httpx.Client(timeout=timeout_s, trust_env=False) as client:
-        response = client.post(url, content=body, headers=headers)
     action = payload.get("action")
+    return post_body(
+        url,
+        secret,
+        app_id,
+        event,
+        encode(payload),
+        action=action if isinstance(action, str) else None,
+        delivery_id=delivery_id or str(uuid.uuid4()),
+        timeout_s=timeout_s,
+    )
+
+
+def post_body(
+    url: str,
+    secret: str | bytes,
+    app_id: int,
+    event: str,
+    body: bytes,
+    *,
+    action: str | None,
+    delivery_id: str,
+    timeout_s: float = 10.0,
+) -> Delivery:
+    """POST ``body`` signed under ``delivery_id``; a receiver that cannot be reached is recorded
+    as GitHub records it (status 0), not raised."""
+    headers = delivery_headers(event, body, secret, app_id=app_id, delivery_id=delivery_id)
+    try:
+        with httpx.Client(timeout=timeout_s, trust_env=False) as client:
+            response = client.post(url, content=body, headers=headers)
+        status, text = response.status_code, response.text
+    except httpx.TransportError as exc:
+        status, text = 0, f"failed to connect to host: {type(exc).__name__}"
     log.info(
         "webhook delivered",
-        extra={
-            "event": event,
-            "action": action,
-            "delivery": headers["X-GitHub-Delivery"],
-            "status": response.status_code,
-        },
+        extra={"event": event, "action": action, "delivery": delivery_id, "status": status},
     )
     return Delivery(
-        id=headers["X-GitHub-Delivery"],
+        id=delivery_id,
         event=event,
-        action=action if isinstance(action, str) else None,
+        action=action,
         body=body,
-        status=response.status_code,
-        response_text=response.text,
+        status=status,
+        response_text=text,
     )
 
 

@@ -187,6 +187,38 @@ def test_the_latest_decision_bearing_reply_wins() -> None:
     assert decision.at == T0 + timedelta(minutes=5)
 
 
+def test_agreement_alone_accepts_when_it_answers_the_suggestion() -> None:
+    [decision] = decide(suggestion(), reply(1, "Good catch!", minutes=1))
+    assert (decision.decision, decision.rule) == (Decision.ACCEPTED, "natural.agreed")
+    # The replier's own earlier words and a bot's chatter do not change whom it answers.
+    [decision] = decide(
+        suggestion(),
+        reply(1, "Looking at this now", minutes=1),
+        reply(2, "ci passed", BOT_BY_LOGIN, minutes=2),
+        reply(3, "You're right, will fix.", minutes=3),
+    )
+    assert (decision.decision, decision.reply_id) == (Decision.ACCEPTED, 3)
+
+
+def test_agreement_with_a_colleague_does_not_accept_the_suggestion() -> None:
+    # "Makes sense" after a colleague's refusal agrees with the refusal.
+    [decision] = decide(
+        suggestion(),
+        reply(1, "No — the list is copied before the loop, so this is fine.", MEMBER, minutes=1),
+        reply(2, "Makes sense, thanks!", minutes=2),
+    )
+    assert (decision.decision, decision.reply_id) == (Decision.DISMISSED, 1)
+    # A contributor's question is someone else speaking too: the owner's "Agreed." answers it.
+    assert (
+        decide(
+            suggestion(),
+            reply(1, "Should we drop it?", CONTRIBUTOR),
+            reply(2, "Agreed.", minutes=2),
+        )
+        == []
+    )
+
+
 def test_accept_then_later_dismiss_then_accept_again() -> None:
     [decision] = decide(
         suggestion(),

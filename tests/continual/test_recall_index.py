@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continual.associations import associate, split_terms
-from continual.recall.index import Card, RecallIndex
+from continual.recall.cards import Card
+from continual.recall.index import RecallIndex
 from continual.recall.scan import scan
 
 REPO = "acme/api"

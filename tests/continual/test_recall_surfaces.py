@@ -179,6 +179,39 @@ def test_brief_hands_recalled_memory_as_cited_facts_within_the_token_budget(
     assert len(handed.text) < PUSH_MAX_TOKENS * 4 - 4 * len(lines[1])
 
 
+def test_a_second_brief_hands_only_the_memory_lines_that_are_new(
+    engine: Engine, org: Tenant, tmp_path: Path
+) -> None:
+    def remember(session: str, count: int, now: int) -> None:
+        with engine.begin() as conn:
+            save_items(
+                conn,
+                account_id=org.account_id,
+                repository_id=org.repos["octo/app"],
+                items=recalled_memory(count, session=session, text="The cache is warmed"),
+                now_ms=now,
+            )
+
+    remember("r_one", 2, NOW - 10)
+    card = Preference(surfacing=2)
+    first = brief(engine, tmp_path, org, "s1", card, NOW)
+    assert first.text.count("(session r_one") == 2
+    assert brief(engine, tmp_path, org, "s1", card, NOW).text == "", "nothing new: nothing handed"
+
+    remember("r_two", 1, NOW - 5)
+    second = brief(engine, tmp_path, org, "s1", card, NOW)
+    assert second.text.splitlines() == [
+        RECALLED_HEADER,
+        "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)",
+    ]
+    assert second.entries == (), "memory lines are not lesson entries"
+    other = brief(engine, tmp_path, org, "s2", card, NOW)
+    assert other.text.splitlines()[1:] == [
+        "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)",
+        "- The cache is warmed 1 (session r_one, seat alpha, commit ccccccc)",
+    ], "another session is handed every subject, each once, newest first"
+
+
 def test_a_session_is_handed_an_entry_revision_once(
     engine: Engine, org: Tenant, tmp_path: Path
 ) -> None:

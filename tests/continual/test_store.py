@@ -271,7 +271,7 @@ def test_cli_demotes_and_restores_at_the_expected_revision(
 ) -> None:
     from ghapp.cli import main as cli_main
 
-    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda level: None)
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
     monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
     sid = add_suggestion(db)
     apply_decisions(db, [decision(sid)], now=NOW)

@@ -1,4 +1,4 @@
-"""Widening: a lesson reaches its account only by a proven finding or a merged fix PR elsewhere."""
+"""Widening: a lesson reaches its account only by a merged fix PR elsewhere; a proof never widens."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from continual.proofs import NewProof, ProofEvidence, record_proofs
 from continual.recall.lessons import widened
 from continual.recall.snapshot import build_snapshot
 from continual.surfaces import hand_review_lessons
 from continual.values import Scope, Source
-from tests.support.recall import NOW, Tenant, accept, entry_of, seed
+from tests.support.recall import NOW, Tenant, accept, decide, entry_of, seed, suggest
 
 
 @pytest.fixture
@@ -56,12 +57,11 @@ def test_other_sources_never_widen(
     assert handed_in(engine, org, "octo/cli", tmp_path) == []
 
 
-@pytest.mark.parametrize("source", [Source.PROVEN, Source.FIX_PR])
-def test_proof_in_a_second_repository_widens(
-    engine: Engine, org: Tenant, tmp_path: Path, source: Source
+def test_a_merged_fix_pr_in_a_second_repository_widens(
+    engine: Engine, org: Tenant, tmp_path: Path
 ) -> None:
     accept(engine, org, "octo/app")
-    accept(engine, org, "octo/lib", source=source)
+    accept(engine, org, "octo/lib", source=Source.FIX_PR)
     assert scopes(engine, org.account_id) == {
         "octo/app": Scope.ACCOUNT,
         "octo/lib": Scope.REPOSITORY,
@@ -72,18 +72,36 @@ def test_proof_in_a_second_repository_widens(
     assert handed_in(engine, org, "octo/lib", tmp_path) == [lib_entry.id], "its own entry wins"
 
 
-def test_proof_in_the_same_repository_does_not_widen(
-    engine: Engine, org: Tenant, tmp_path: Path
-) -> None:
+def prove(engine: Engine, tenant: Tenant, repo: str) -> str:
+    """A suggestion whose proof passed, with no decision on it; its suggestion id."""
+    sid = suggest(engine, tenant, repo)
+    evidence = ProofEvidence("pytest -q", "proven", "failed, then passed", "a" * 40, "bwrap", NOW)
+    with engine.begin() as conn:
+        record_proofs(conn, [NewProof(sid, tenant.account_id, tenant.repos[repo], None, evidence)])
+    return sid
+
+
+@pytest.mark.parametrize("where", ["octo/app", "octo/lib"])
+def test_a_proof_never_widens(engine: Engine, org: Tenant, tmp_path: Path, where: str) -> None:
+    """Proven in the same or a second repository: the scope stays, and the proof rides along
+    on the receipt of the maintainer's decision on that suggestion."""
     accept(engine, org, "octo/app")
-    accept(engine, org, "octo/app", source=Source.PROVEN)
-    assert scopes(engine, org.account_id) == {"octo/app": Scope.REPOSITORY}
+    proven = prove(engine, org, where)
+    assert set(scopes(engine, org.account_id).values()) == {Scope.REPOSITORY}
     assert handed_in(engine, org, "octo/cli", tmp_path) == []
+    decide(engine, proven)
+    with engine.connect() as conn:
+        snapshot = build_snapshot(conn, org.account_id, now=NOW)
+    carried = [r for lesson in snapshot.lessons for r in lesson.sources if r.suggestion == proven]
+    assert [(r.actor, r.proof is not None and r.proof.outcome) for r in carried] == [
+        ("maintainer", "proven")
+    ]
+    assert set(scopes(engine, org.account_id).values()) == {Scope.REPOSITORY}
 
 
 def test_nothing_widens_across_accounts(engine: Engine, org: Tenant, tmp_path: Path) -> None:
     other = seed(engine, 2, "other", "app")
     accept(engine, org, "octo/app")
-    accept(engine, other, "other/app", source=Source.PROVEN)
+    accept(engine, other, "other/app", source=Source.FIX_PR)
     assert scopes(engine, org.account_id) == {"octo/app": Scope.REPOSITORY}
     assert handed_in(engine, org, "octo/cli", tmp_path) == []

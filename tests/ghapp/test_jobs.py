@@ -284,7 +284,7 @@ def test_jobs_cli_lists_and_retries_dead_jobs(
     assert job is not None
     queue.fail(job, "it broke")
     monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
-    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda level: None)
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
     assert cli_main(["jobs", "list", "--state", "dead"]) == 0
     out = capsys.readouterr().out
     assert "dead" in out and "doomed" in out and "it broke" in out

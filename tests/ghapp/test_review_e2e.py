@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import json
 import re
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -33,12 +32,10 @@ from ghapp.cli.review import ledgers
 from ghapp.simulator import addition_patch
 from review import records
 from review.prompt import HEADER_END
-from review.proof import checkout_dir
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.review import (
     REVIEW_POSTS,
     bug_files,
-    git_repo,
     harness,
     lenses_toml,
     requests_of,
@@ -297,64 +294,6 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
     (ledger,) = ledgers(engine, now=h.clock())
     acceptance = ledger.acceptance
     assert (acceptance.with_lessons.accepted, acceptance.without_lessons.accepted) == (1, 1)
-
-
-PROVEN_FIX = """\
---- a/calc.py
-+++ b/calc.py
-@@ -1,2 +1,2 @@
- def double(x):
--    return x + x + 1
-+    return x + x
-"""
-TEST = "python3 -c 'import calc; assert calc.double(2) == 4'"
-ALWAYS_PASSES = "python3 -c 'import calc'"
-
-
-def test_a_proof_that_fails_then_passes_is_posted_proven_and_accepted(
-    engine: Engine, tmp_path: Path
-) -> None:
-    proof = {"test": TEST, "fix": PROVEN_FIX}
-    weak = {"test": ALWAYS_PASSES, "fix": PROVEN_FIX}
-    findings = [
-        {
-            "path": "calc.py",
-            "line": 2,
-            "title": "Off by one in double",
-            "body": "It adds 1.",
-            "lesson": "Return `x + x` from `double` in calc.py.",
-            "proof": proof,
-        },
-        {
-            "path": "calc.py",
-            "line": 1,
-            "title": "Double is untested",
-            "body": "No test.",
-            "proof": weak,
-        },
-    ]
-    toml = seat_toml(tmp_path, "alpha", findings=findings) + lenses_toml("correctness")
-    with harness(engine, tmp_path, toml) as h:
-        checkout = checkout_dir(h.store_dir, REPO)
-        head = git_repo(checkout, {"calc.py": "def double(x):\n    return x + x + 1\n"})
-        patch = "@@ -0,0 +1,2 @@\n+def double(x):\n+    return x + x + 1"
-        h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head)
-        h.run()
-        (post,) = h.sim.requests("POST", REVIEW_POSTS)
-
-    by_title = {s.title: s for s in _rows(engine, Suggestion)}
-    assert by_title["Off by one in double"].proven is True
-    assert by_title["Double is untested"].proven is False
-    bodies = {c["line"]: c["body"] for c in post.body["comments"]}
-    assert "**Proven:**" in bodies[2] and "**Proven:**" not in bodies[1]
-    receipts = _rows(engine, Receipt)
-    assert [(r.suggestion_id, r.decision, r.source) for r in receipts] == [
-        (by_title["Off by one in double"].id, "accepted", "proven")
-    ]
-    worktrees = subprocess.run(
-        ["git", "worktree", "list"], cwd=checkout, capture_output=True, text=True, check=True
-    )
-    assert len(worktrees.stdout.splitlines()) == 1
 
 
 def test_the_same_opened_delivered_twice_posts_one_review(engine: Engine, tmp_path: Path) -> None:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import Engine, select
 
@@ -19,14 +16,9 @@ from ghapp.db import reading
 from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job
 from tests.conftest import WEBHOOK_SECRET
+from tests.support.processes import free_port, ready, start, stop
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -50,49 +42,20 @@ def environment(sim: GitHubSimulator, database_url: str, tmp_path: Path) -> dict
     }
 
 
-def start(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "ghapp.cli", *command],
-        env=env,
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def stop(process: subprocess.Popen[str]) -> str:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    process.stdout.close()
-    return output
-
-
-def ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def test_serve_records_webhooks_and_its_worker_runs_them(
     engine: Engine, database_url: str, tmp_path: Path, sim: GitHubSimulator
 ) -> None:
     port = free_port()
     server = start(
-        ["serve", "--port", str(port)], environment(sim, database_url, tmp_path), tmp_path
+        ["serve", "--no-review", "--port", str(port)],
+        environment(sim, database_url, tmp_path),
+        tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         assert server.poll() is None
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
@@ -113,10 +76,12 @@ def test_web_only_replica_and_a_separate_worker(
 ) -> None:
     env = environment(sim, database_url, tmp_path)
     port = free_port()
-    server = start(["serve", "--no-worker", "--port", str(port)], env, tmp_path)
+    server = start(["serve", "--no-worker", "--no-review", "--port", str(port)], env, tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: ready(url) or server.poll() is not None, what="serve to be ready")
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
         with reading(engine) as conn:
@@ -124,7 +89,7 @@ def test_web_only_replica_and_a_separate_worker(
         assert state == "queued", "a web-only replica runs no job"
     finally:
         stop(server)
-    worker = start(["worker", "--until-idle"], env, tmp_path)
+    worker = start(["worker", "--until-idle", "--no-review"], env, tmp_path)
     output = stop_after_exit(worker)
     assert "ran 1 jobs" in output
     with reading(engine) as conn:
@@ -166,7 +131,7 @@ def test_serve_and_worker_refuse_an_unmigrated_postgresql(
     try:
         scoped = f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
         env = environment(sim, scoped, tmp_path)
-        for command in (["serve"], ["worker", "--until-idle"]):
+        for command in (["serve", "--no-review"], ["worker", "--until-idle", "--no-review"]):
             result = subprocess.run(
                 [sys.executable, "-m", "ghapp.cli", *command],
                 env=env,

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def quiet_logging(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda level: None)
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
 
 
 def test_missing_settings_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,7 +165,11 @@ def test_purge_deletes_everything_of_one_account(
     (store_dir / "doomed" / "r" / "injections.jsonl").write_text("{}\n")
     monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
     monkeypatch.setenv("HINDSIGHT_STORE_DIR", str(store_dir))
-    assert cli_main(["purge", "--account", "doomed"]) == 0
+    assert cli_main(["purge", "--account", "doomed"]) == 1, "no terminal, no --yes: refused"
+    assert "pass --yes" in capsys.readouterr().err
+    with engine.connect() as conn:
+        assert len(conn.execute(select(Account.login)).scalars().all()) == 2, "nothing deleted"
+    assert cli_main(["purge", "--account", "doomed", "--yes"]) == 0
     counts = json.loads(capsys.readouterr().out)
     assert counts["accounts"] == 1 and counts["deliveries"] == 1 and counts["files"] == 1
     with engine.connect() as conn:
@@ -174,7 +178,7 @@ def test_purge_deletes_everything_of_one_account(
         assert conn.execute(select(Job.delivery_id)).scalars().all() == ["d2"]
         assert conn.execute(select(Installation.id)).scalars().all() == [20]
     assert not (store_dir / "doomed").exists()
-    assert cli_main(["purge", "--account", "nobody"]) == 1
+    assert cli_main(["purge", "--account", "nobody", "--yes"]) == 1
 
 
 def test_hindsight_command_is_installed() -> None:

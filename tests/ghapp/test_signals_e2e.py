@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.tables import Receipt
+from continual.ledger import review_ledger
+from continual.tables import Receipt, Suggestion
 from ghapp.db import reading
 from ghapp.tables import Job
 from tests.support.app_harness import Harness, running_app
@@ -122,6 +123,32 @@ def test_other_reactions_and_a_contributors_reply_decide_nothing(app: Harness) -
     say(app, number, comment, "accept", who="drive-by")
     run(app, number)
     assert current(app) == []
+
+
+def resolution(app: Harness, sid: str) -> tuple[str | None, int | None]:
+    with reading(app.engine) as conn:
+        row = conn.execute(
+            select(Suggestion.resolved_by, Suggestion.resolved_ms).where(Suggestion.id == sid)
+        ).one()
+    return row.resolved_by, row.resolved_ms
+
+
+def test_a_resolved_thread_is_evidence_never_a_decision(app: Harness) -> None:
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number)
+    app.sim.resolve_thread(REPO, comment, by="octocat")
+    run(app, number)
+    assert current(app) == [], "resolving decides nothing"
+    by, at = resolution(app, sid)
+    assert by == "octocat" and at is not None
+    with reading(app.engine) as conn:
+        [ledger] = review_ledger(conn, app.account_id(), now=at, brain=False)
+    assert ledger.resolved == 1 and ledger.suggestions.pending == 1
+    run(app, number)
+    assert resolution(app, sid) == (by, at), "an unchanged thread is not written again"
+    app.sim.resolve_thread(REPO, comment, by="octocat", resolved=False)
+    run(app, number)
+    assert resolution(app, sid) == (None, None)
 
 
 def test_a_reply_outranks_a_reaction_and_supersedes_its_receipt(app: Harness) -> None:

@@ -25,6 +25,7 @@ from continual.tables import (
     SuppressedFinding,
 )
 from ghapp.cli.commands import cmd_entry
+from ghapp.cli.people import cmd_recall
 from ghapp.cli.review import ledgers
 from ghapp.simulator import addition_patch
 from tests.support.review import Harness, harness, lenses_toml, requests_of, seat_toml
@@ -316,3 +317,35 @@ def test_a_lesson_refused_later_is_no_longer_handed_anywhere(
     assert suggestion_comments(h, third) == [] and len(withheld(engine, third)) == 1
     assert brief.status_code == 200, brief.text
     assert lesson not in brief.text
+
+
+def test_the_listing_shows_the_dismissal_that_refuses_a_lesson_for_the_configured_days(
+    engine: Engine, tmp_path: Path, logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = toml(tmp_path, logs, "[writeback]\nsuppress_days = 3\n")
+    with harness(engine, tmp_path, config) as h:
+        first = review_at(h, HERE)
+        answer(h, first, "dismiss wont-fix")
+        with engine.begin() as conn:
+            secret = persons.create_token(conn, ORG, "mona", now=h.clock()).secret
+        headers = {"authorization": f"Bearer {secret}"}
+        listed = httpx.get(f"{h.url}/v1/recall", headers=headers, timeout=30)
+        assert cmd_recall(argparse.Namespace(repo=REPO, all=False, json=False), h.settings) == 0
+        printed = capsys.readouterr().out
+        h.clock.advance(4 * DAY_MS / 1000)
+        later = httpx.get(f"{h.url}/v1/recall", headers=headers, timeout=30)
+
+    (receipt,) = rows(engine, Receipt)
+    (lesson,) = listed.json()["lessons"]
+    assert lesson["state"] == "candidate"
+    refused = lesson["suppressed"]
+    assert refused is not None and refused["until"] is not None
+    assert {k: v for k, v in refused.items() if k != "until"} == {
+        "reason": "wont-fix",
+        "by": MAINTAINER,
+        "receipt_id": receipt.id,
+        "path": None,
+    }
+    assert f"suppressed repository-wide: dismissed (wont-fix) by {MAINTAINER}, until" in printed
+    (expired,) = later.json()["lessons"]
+    assert expired["suppressed"] is None, "three days from the dismissal, as configured"

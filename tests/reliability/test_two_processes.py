@@ -67,7 +67,7 @@ def test_two_workers_on_one_repository_keep_entries_consistent(
             "HINDSIGHT_STORE_DIR": str(tmp_path / "store"),
             "HINDSIGHT_WORKER_CONCURRENCY": "6",
         }
-        command = [sys.executable, "-m", "ghapp.cli", "worker", "--until-idle"]
+        command = [sys.executable, "-m", "ghapp.cli", "worker", "--until-idle", "--no-review"]
         workers = [subprocess.Popen(command, env=env, cwd=tmp_path) for _ in range(2)]
         for worker in workers:
             assert worker.wait(timeout=120) == 0

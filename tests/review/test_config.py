@@ -10,6 +10,7 @@ import pytest
 
 from review.config import (
     ConfigError,
+    ProofPolicy,
     ReviewSettings,
     SeatKind,
     load_config,
@@ -201,7 +202,17 @@ def test_missing_file_and_invalid_toml(tmp_path: Path) -> None:
 
 
 def test_review_modules_never_import_ghapp() -> None:
-    modules = ["config", "shards", "contract", "prompt", "seats", "proof", "memory", "demo_seat"]
+    modules = [
+        "config",
+        "shards",
+        "contract",
+        "prompt",
+        "seats",
+        "proof",
+        "sandbox",
+        "memory",
+        "demo_seat",
+    ]
     code = (
         "import sys\n"
         + "".join(f"import review.{name}\n" for name in modules)
@@ -230,3 +241,14 @@ def test_writeback_and_decisions_sections() -> None:
     text = str(caught.value)
     for problem in ("writeback.acknowledge", "writeback.suppress_days", "'extra'", "nobody"):
         assert problem in text
+
+
+def test_proofs_policy() -> None:
+    seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+    assert loads_config(seat).review.proofs is ProofPolicy.SANDBOXED
+    opted = loads_config(seat + '[review]\nproofs = "unsandboxed"\nmax_calls = 3\n')
+    assert (opted.review.proofs, opted.review.max_calls) == (ProofPolicy.UNSANDBOXED, 3)
+    for bad in ('"yes"', "true", "1", "[]", "{}"):
+        assert 'review.proofs must be "sandboxed" or "unsandboxed"' in errors_of(
+            seat + f"[review]\nproofs = {bad}\n"
+        )

@@ -63,6 +63,8 @@ class Stage:
         log_path = self.tmp / f"worker-{len(self.logs)}.log"
         self.logs.append(log_path)
         command = [sys.executable, "-m", "ghapp.cli", "worker"]
+        if not Path(self.env["HINDSIGHT_CONFIG"]).is_file():
+            command.append("--no-review")  # a stage without hindsight.toml runs no review
         if until_idle:
             command.append("--until-idle")
         env = {**self.env, "HINDSIGHT_WORKER_CONCURRENCY": str(concurrency)}

@@ -21,6 +21,7 @@ from ghapp.handlers import build_router
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, addition_patch
 from ghapp.worker import Worker
+from review.sandbox import Sandbox
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support.web import serve
@@ -167,8 +168,11 @@ class Harness:
 
 
 @contextmanager
-def harness(engine: Engine, tmp: Path, toml: str) -> Iterator[Harness]:
-    """The app (ingress served, worker run by hand) with ``toml`` as its hindsight.toml."""
+def harness(
+    engine: Engine, tmp: Path, toml: str, *, sandbox: Sandbox | None = None
+) -> Iterator[Harness]:
+    """The app (ingress served, worker run by hand) with ``toml`` as its hindsight.toml; proofs
+    run in ``sandbox`` (default: the machine's)."""
     config = tmp / "hindsight.toml"
     config.write_text(toml)
     store_dir = tmp / "store"
@@ -180,7 +184,9 @@ def harness(engine: Engine, tmp: Path, toml: str) -> Iterator[Harness]:
             sim, engine.url.render_as_string(hide_password=False), tmp, app_slug="hindsight"
         )
         clock = MsClock()
-        deps = build_deps(settings, engine=engine, github=make_client(sim), clock=clock)
+        deps = build_deps(
+            settings, engine=engine, github=make_client(sim), clock=clock, sandbox=sandbox
+        )
         app = create_app(settings, deps=deps, run_worker=False)
         url = stack.enter_context(serve(app))
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)

@@ -74,6 +74,33 @@ LANGUAGE = Language(
             r"(?:geprüft|abgedeckt|behandelt|validiert|abgefangen)\b",
         ),
     ),
+    dismiss_argued=(
+        # "Nein, der Cache wird bei jedem Deploy geleert": an opening "nein" and an argument.
+        (
+            "nein-weil",
+            FP,
+            "nein nö",
+            r"^(?:nein|nö)\s*[,.:;!—–-]+\s*"
+            r"(?!(?:danke|sorry|noch nicht|ich|wir|gute|guter|stimmt|richtig|passt)\b)"
+            r"\w+\W+\w+\W+\w+",
+        ),
+        # "Das ist hier in Ordnung, weil die Liste vorher kopiert wird"
+        (
+            "ok-weil",
+            FP,
+            "weil da denn",
+            r"\b(?:das|es) ist (?:hier )?(?:in ordnung|ok|okay|sicher|korrekt|unkritisch)\s*,?\s*"
+            r"(?:weil|da|denn)\b",
+        ),
+        # "Ich würde lieber bei der expliziten Schleife bleiben"
+        (
+            "lieber-so",
+            WF,
+            "lieber behalten beibehalten bleiben",
+            r"\b(?:ich würde|wir würden|würde ich|würden wir) (?:das |es )?(?:lieber|eher)"
+            r" (?:so lassen|beibehalten|behalten|bei [^.!?;]{1,40} bleiben)\b",
+        ),
+    ),
     intro=(
         r"danke(?: schön)?|vielen dank|guter (?:punkt|fang|hinweis)|gute idee|gut gesehen|stimmt"
         r"|richtig|ja|klar|du hast recht|sie haben recht|genau|passt|gerne|alles klar"

@@ -76,6 +76,22 @@ LANGUAGE = Language(
         ("cuestion-de-gusto", ST, "cuestión", r"\bcuestión de (?:gusto|estilo)\b"),
         ("ya-se-maneja", DU, "ya", r"\bya se (?:maneja|valida|comprueba|controla) en\b"),
     ),
+    dismiss_argued=(
+        # "Prefiero mantener el bucle explícito"
+        (
+            "prefiero-mantener",
+            WF,
+            "prefiero preferimos preferiría mantener dejar",
+            r"\b(?:prefiero|preferimos|preferiría) (?:mantener|dejar)\b",
+        ),
+        # "Está bien así porque la lista se copia antes"
+        (
+            "bien-porque",
+            FP,
+            "porque ya que",
+            r"\b(?:está|es) (?:bien|correcto|seguro)(?: así)?\s*,?\s*(?:porque|ya que|pues)\b",
+        ),
+    ),
     intro=(
         r"gracias|buena (?:observación|idea)|buen punto|bien visto|sí|vale|claro|cierto"
         r"|tienes razón|de acuerdo|entendido|perfecto"

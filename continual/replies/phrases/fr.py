@@ -80,6 +80,32 @@ LANGUAGE = Language(
             r"\bdéjà (?:géré|traité|couvert|vérifié) (?:par|dans|ailleurs|plus haut)\b",
         ),
     ),
+    dismiss_argued=(
+        # "Non, le cache est vidé à chaque déploiement": an opening "non" and an argument.
+        (
+            "non-car",
+            FP,
+            "non",
+            r"^non\s*[,.:;!—–-]+\s*"
+            r"(?!(?:merci|désolé|pas encore|je|j'ai|on|bien vu|bonne|exact|d'accord|effectivement)\b)"
+            r"\w+\W+\w+\W+\w+",
+        ),
+        # "C'est correct ici, car la liste est copiée avant"
+        (
+            "ok-car",
+            FP,
+            "car parce puisque",
+            r"\bc'est (?:correct|sûr|normal|bon|ok|voulu)(?: ici)?\s*,?\s*"
+            r"(?:car|parce que|puisque)\b",
+        ),
+        # "Je préfère garder la boucle explicite"
+        (
+            "prefere-garder",
+            WF,
+            "préfère préférerais préférons garder",
+            r"\b(?:je préfère|je préférerais|nous préférons|on préfère) (?:garder|laisser|conserver)\b",
+        ),
+    ),
     intro=(
         r"merci(?: beaucoup)?|bien vu|bonne (?:remarque|idée)|oui|d'accord|exact|effectivement"
         r"|en effet|bien sûr|entendu"

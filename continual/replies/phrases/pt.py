@@ -81,6 +81,24 @@ LANGUAGE = Language(
             r"\bjá (?:é )?(?:tratado|coberto|validado|verificado) (?:em|no|na|pelo|pela)\b",
         ),
     ),
+    dismiss_argued=(
+        # "Não, o cache é limpo a cada deploy": an opening "não" and an argument.
+        (
+            "nao-porque",
+            FP,
+            "não",
+            r"^não\s*[,.:;!—–-]+\s*"
+            r"(?!(?:obrigad[oa]|desculp\w*|ainda|eu|nós|a gente|boa|bem|certo|verdade)\b)"
+            r"\w+\W+\w+\W+\w+",
+        ),
+        # "Prefiro manter o loop explícito"
+        (
+            "prefiro-manter",
+            WF,
+            "prefiro preferimos manter deixar",
+            r"\b(?:prefiro|preferimos|preferiria) (?:manter|deixar)\b",
+        ),
+    ),
     intro=(
         r"obrigad[oa]|valeu|boa(?: observação| ideia)?|bem visto|bom ponto|sim|certo|perfeito|show"
         r"|verdade|tem razão|beleza"

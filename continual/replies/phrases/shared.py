@@ -41,6 +41,10 @@ class Language:
     accept_start: tuple[Cue, ...] = ()
     # Found anywhere in a sentence.
     accept_anywhere: tuple[Cue, ...] = ()
+    # A whole reply that only agrees the finding is right ("Good catch!", "Agreed, will do"), and
+    # the agreement in it that courtesy alone lacks ("Thanks!" agrees to nothing).
+    agreement: str = ""
+    agreement_cue: str = ""
     dismiss: tuple[Refusal, ...] = ()
     # Refusals by argument ("No, the cache is cleared on every deploy"): their reason is the best
     # guess of a careful reader, used only when no other refusal in the reply names one.

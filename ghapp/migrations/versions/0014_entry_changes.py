@@ -1,7 +1,7 @@
 """entry_changes: the log recall indexes read to follow entry changes as deltas
 
 Revision ID: 0014_entry_changes
-Revises: 0009_suppression_indexes
+Revises: 0010_proofs_as_evidence
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014_entry_changes"
-down_revision = "0009_suppression_indexes"
+down_revision = "0010_proofs_as_evidence"
 branch_labels = None
 depends_on = None
 

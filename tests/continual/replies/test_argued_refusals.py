@@ -32,6 +32,18 @@ ARGUED = [
     ),
     ("This module is no longer used by anything. Closing.", NA, "natural.obsolete"),
     ("The helper is only called from the migration script.", NA, "natural.only-called-from"),
+    # in other languages
+    ("Nein, der Cache wird bei jedem Deploy geleert.", FP, "natural.de.nein-weil"),
+    ("Das ist hier in Ordnung, weil die Liste vorher kopiert wird.", FP, "natural.de.ok-weil"),
+    ("Ich würde das lieber so lassen.", WF, "natural.de.lieber-so"),
+    ("Non, le cache est vidé à chaque déploiement.", FP, "natural.fr.non-car"),
+    ("C'est correct ici, car la liste est copiée avant.", FP, "natural.fr.ok-car"),
+    ("Je préfère garder la boucle explicite.", WF, "natural.fr.prefere-garder"),
+    ("Não, o cache é limpo a cada deploy.", FP, "natural.pt.nao-porque"),
+    ("Prefiro manter o loop explícito.", WF, "natural.pt.prefiro-manter"),
+    ("Prefiero mantener el bucle explícito.", WF, "natural.es.prefiero-mantener"),
+    ("Está bien así porque la lista se copia antes.", FP, "natural.es.bien-porque"),
+    ("No, la lista nunca está vacía aquí.", FP, "natural.no-because"),
 ]
 
 
@@ -65,6 +77,12 @@ def test_the_reason_is_the_one_a_careful_reader_gives(text: str, reason: Reason)
 
 
 NEITHER = [
+    "Nein, danke für den Hinweis, ich schaue es mir an.",
+    "Nein, noch nicht behoben.",
+    "Non, je regarde demain.",
+    "Non, pas encore corrigé.",
+    "Não, ainda não corrigi.",
+    "Não, eu vejo isso amanhã.",
     # an opening "no" that answers a question or reports a status
     "No worries, take your time.",
     "Nope, CI is still red on Windows.",

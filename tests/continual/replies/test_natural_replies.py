@@ -17,6 +17,19 @@ def verdict(text: str) -> Verdict | None:
 
 
 ACCEPTED = [
+    # agreement alone, or with an immediate promise: the finding is right
+    "will do",
+    "Good catch, let me fix.",
+    "Good catch!",
+    "Agreed.",
+    "You're right, my bad.",
+    "Thanks for spotting this!",
+    "Sounds good, thanks",
+    "Yes, that's better.",
+    "Thanks, that's a good suggestion.",
+    "Took care of it.",
+    "Changes applied.",
+    "All fixed now.",
     "Good catch, fixed.",
     "Good catch! Fixed in 3f2a1c9.",
     "Done.",
@@ -104,11 +117,9 @@ NEITHER = [
     "Agree, but not in this PR.",
     # deferrals
     "Will do in a follow-up.",
-    "will do",
     "I'll fix this later.",
     "Added a TODO.",
     "Tracked in #123.",
-    "Good catch, let me fix.",
     # hedges
     "Maybe.",
     "Not sure this matters.",
@@ -133,10 +144,21 @@ NEITHER = [
     "Done for the first case; the second one needs more thought.",
     "Done, except for the docs.",
     "Used a lock instead.",
+    # agreement with anything but an immediate change
+    "Good catch, I'll take a look.",
+    "Good point, although I'm not sure it matters.",
+    "You're right that it's inconsistent.",
+    "Good catch? The caller checks it.",
+    "Agreed, let me think about it.",
+    "That's better but slower.",
+    "✅ CI passed",
+    "All good",
+    "The changes made here break CI",
+    "Makes sense, will update next week.",
     # thanks, discussion, emoji
     "Thanks!",
-    "Good catch!",
-    "Agreed.",
+    "Thanks for the review!",
+    "Ok, sure.",
     "Acknowledged.",
     "LGTM",
     "👍",

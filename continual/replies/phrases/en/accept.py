@@ -8,7 +8,7 @@ from continual.replies.phrases.shared import Cue, alternation, words
 SUBJECT = (
     r"(?:(?:i|we)(?:'ve| have)?\s+(?:now\s+|just\s+|also\s+|went ahead and\s+)?"
     r"|(?:this|that|it|this one|both)\s+(?:is|has been|was|'s|are|have been)\s+(?:now\s+)?"
-    r"|now\s+)?"
+    r"|now\s+|all\s+)?"
 )
 
 # Past forms of what one does to code. Forms shared with the present ("split", "set", "cast") are not
@@ -81,6 +81,7 @@ ACCEPT_VERBS: tuple[Cue, ...] = (
         TOOK,
     ),
     ("pushed-a-fix", "pushed", r"pushed (?:a |the )?(?:fix|commit|change)(?:es|s)?"),
+    ("took-care", "took taken", r"(?:took|taken) care of\b"),
 )
 
 ACCEPT_START: tuple[Cue, ...] = (
@@ -89,6 +90,13 @@ ACCEPT_START: tuple[Cue, ...] = (
         "fixed done resolved addressed handled applied updated changed",
         SUBJECT + r"(?:fixed|done|resolved|addressed|handled|applied|updated|changed)"
         r"\s+(?:in|by|with|via)\s+(?:commit\s+)?[0-9a-f]{7,40}\b",
+    ),
+    # "Changes applied.", "Suggestion committed."
+    (
+        "change-made",
+        "applied made done committed pushed implemented",
+        r"(?:the )?(?:changes?|suggestions?|fix(?:es)?|edits?)\s+(?:applied|made|done|committed|pushed"
+        r"|implemented)\b",
     ),
     (
         "fixed-now",
@@ -173,3 +181,40 @@ ACCEPT_ANYWHERE: tuple[Cue, ...] = (
 RULE_VETO: tuple[tuple[str, str], ...] = (
     ("now-state", NOW_NOT_CODE + r"|\b(?:fine|ok|okay|same|good|better|working|works)\b"),
 )
+
+# A reply that only agrees the finding is right: "Good catch!", "You're right, my bad.", "Agreed,
+# will do." Read whole: every part must be agreement, courtesy or an immediate promise to change
+# it, and at least one part agreement or that promise; anything else ("Good point, although …",
+# "Good catch, I'll take a look") leaves the reply to the other rules.
+AGREES = (
+    r"(?:(?:that|this|it)(?:'s| is) (?:a |an )?)?(?:really |very )?"
+    r"(?:good|nice|great|excellent|sharp) (?:catch|find|spot|point|call|idea|suggestion|eye)s?"
+    r"|(?:that|this)(?:'s| is) (?:much |a lot |way |definitely )?(?:better|cleaner|nicer|clearer"
+    r"|simpler|safer|more readable)"
+    r"|sounds (?:good|great|right|reasonable)"
+    r"|well spotted|fair point|valid point|totally valid|100%"
+    r"|you(?:'re| are) (?:absolutely |totally |completely |quite )?(?:right|correct)"
+    r"|(?:i )?(?:agreed?|concur)|makes (?:total |perfect )?sense|my (?:bad|mistake)|(?:whoops|oops)(?:ie)?"
+    r"|(?:thanks?(?: you)?|thx|ty) for (?:catching|spotting|flagging|noticing|finding|pointing out)"
+    r"(?: (?:this|that|it))?(?: out)?"
+    r"|true|indeed|definitely|absolutely"
+)
+# An immediate promise to change the code: "will do", "I'll fix it", "let me change that".
+PROMISES = (
+    r"(?:(?:i|we)(?:'ll| will) |will |let me |i'm going to |going to )"
+    r"(?:do|fix|change|update|adjust|correct|remove|rename|add|apply|address|switch|move|drop)"
+    r"(?: (?:it|this|that|them|these|those|the (?:name|check|import|call|test|comment|docstring)))?"
+    r"(?: (?:now|right away|asap|shortly|in a (?:sec|moment|minute|bit)))?"
+    r"|on it"
+)
+COURTESY = (
+    r"thanks?(?: you)?(?: (?:so|very) much)?(?: for the (?:review|suggestion|tip|pointer|heads[- ]up))?"
+    r"|thx|ty|cheers|yes|yep|yup|yeah|ok|okay|sure|right|ah|oh|ahh|doh|d'oh|hah?|cool|nice|great"
+    r"|perfect|good"
+)
+PART = f"(?:{AGREES}|{PROMISES}|{COURTESY})"
+# Between parts: spaces, punctuation, emoji; never a question mark.
+SEP = r"[^\w?]+"
+AGREEMENT = f"(?:{SEP})?{PART}(?:{SEP}{PART})*(?:{SEP})?"
+# What must be there besides courtesy or emoji: "Thanks!" or "✅" alone agrees to nothing.
+AGREEMENT_CUE = rf"\b(?:{AGREES}|{PROMISES})(?!\w)"

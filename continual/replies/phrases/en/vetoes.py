@@ -66,7 +66,7 @@ VETO_ACCEPT_ANY_LANGUAGE = (
     r"|my mind|similar|ago|yesterday|last (?:week|time|month|year|release)"
     r"|conflicts?|branch|rebased?|merged?|unrelated|labels?|changelog|release notes|ci|pipeline"
     r"|(?:pr|pull request) (?:description|title|body)|commit message|milestone|reviewers?"
-    r"|(?:to|in) the description(?! of)|screenshots?"
+    r"|(?:to|in) the description(?! of)|screenshots?|failing|flaky"
     r"|re-?request(?:ed|ing)? (?:a )?review|lockfile|formatter|breaks?|broke|broken)\b|n't\b|#\d+"
 )
 # English "no" is Portuguese "in the", so it vetoes English acceptances only.

@@ -1,0 +1,123 @@
+"""`hindsight setup`: register the GitHub App from `app.yml` in a browser, keep its credentials."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from ghapp.loopback import LoopbackServer, bind
+from ghapp.registration import GitHubSite, Registration, RegistrationError, refuse_overwrite
+from ghapp.settings import Settings
+
+DEFAULT_TIMEOUT_S = 3600.0  # GitHub's code lasts an hour
+
+
+def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        site = GitHubSite.of(args.github_url, args.api_url, args.org)
+        refuse_overwrite([args.env_file, args.key_file], force=args.force)
+    except RegistrationError as exc:
+        print(f"hindsight setup: {exc}", file=sys.stderr)
+        return 2
+    registration = Registration(
+        site=site,
+        manifest_file=args.manifest,
+        webhook_url=args.webhook_url,
+        name=args.name,
+        env_file=args.env_file,
+        key_file=args.key_file,
+        force=args.force,
+    )
+    try:
+        sock, base_url = bind("127.0.0.1", args.port)
+    except OSError as exc:
+        print(f"hindsight setup: cannot listen on 127.0.0.1:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    registration.base_url = base_url
+    try:
+        registration.manifest()  # a bad app.yml or webhook URL stops here, before any browser
+    except RegistrationError as exc:
+        sock.close()
+        print(f"hindsight setup: {exc}", file=sys.stderr)
+        return 2
+    server = LoopbackServer(registration.app(), sock, "hindsight-setup")
+    server.start()
+    try:
+        print(
+            f"hindsight setup: open {base_url}/ in your browser to register the app on "
+            f"{site.web_url} (waiting up to {args.timeout:.0f} s)",
+            flush=True,
+        )
+        if not args.no_browser:
+            webbrowser.open(f"{base_url}/")
+        if not registration.finished.wait(args.timeout):
+            print(
+                "hindsight setup: no registration came back in time; run it again", file=sys.stderr
+            )
+            return 1
+    finally:
+        server.stop()
+    credentials = registration.credentials
+    assert credentials is not None
+    print(f"registered: {credentials.name} (app {credentials.app_id}, slug {credentials.slug})")
+    print(f"wrote: {args.env_file} and {args.key_file} (mode 0600)")
+    print(f"next: install it at {site.install_url(credentials.slug)}, then")
+    print("      hindsight init   (writes a commented hindsight.toml: your reviewers)")
+    print("      hindsight serve")
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    """Register `setup` on the `hindsight` command's subparsers."""
+    setup = subparsers.add_parser(
+        "setup",
+        help="register the GitHub App from app.yml (GitHub's manifest flow) and write .env",
+        description="Serves a page on loopback that posts app.yml as a manifest to GitHub; "
+        "after you choose Create, GitHub sends you back with a code, which is exchanged "
+        "for the app's id, webhook secret and private key.",
+    )
+    setup.add_argument(
+        "--webhook-url",
+        help="where GitHub posts events: your server's public URL and /webhooks",
+    )
+    setup.add_argument(
+        "--github-url",
+        help="GitHub Enterprise Server: https://HOST (default: https://github.com)",
+    )
+    setup.add_argument(
+        "--api-url",
+        help="the REST API (default: https://api.github.com, or https://HOST/api/v3)",
+    )
+    setup.add_argument("--org", help="register the app on this organization (default: you)")
+    setup.add_argument("--name", help="the app's name (default: app.yml's; must be unique)")
+    setup.add_argument(
+        "--manifest", type=Path, default=Path("app.yml"), help="the manifest (default: app.yml)"
+    )
+    setup.add_argument(
+        "--env-file", type=Path, default=Path(".env"), help="settings file (default: .env)"
+    )
+    setup.add_argument(
+        "--key-file",
+        type=Path,
+        default=Path("hindsight.private-key.pem"),
+        help="where the private key goes (default: hindsight.private-key.pem)",
+    )
+    setup.add_argument(
+        "--force", action="store_true", help="replace existing files (other .env lines are kept)"
+    )
+    setup.add_argument(
+        "--port", type=int, default=0, help="loopback port for the page (default: any free one)"
+    )
+    setup.add_argument(
+        "--no-browser", action="store_true", help="print the page's URL without opening it"
+    )
+    setup.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="seconds to wait for GitHub to send you back (default: 3600)",
+    )
+    setup.set_defaults(run=cmd_setup)

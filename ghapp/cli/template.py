@@ -1,0 +1,83 @@
+"""The commented ``hindsight.toml`` that `hindsight init` writes (examples/hindsight.toml is a copy)."""
+
+from __future__ import annotations
+
+HINDSIGHT_TOML = """\
+# hindsight.toml: who reviews pull requests, through which lenses, within which budgets.
+# `hindsight serve` and `hindsight worker` read it at start (the path is HINDSIGHT_CONFIG,
+# default ./hindsight.toml) and refuse to start when it is missing or wrong, naming the problem;
+# `--no-review` starts them with reviews off on purpose. docs/seats.md has every key.
+
+# --- Seats: the reviewers ------------------------------------------------------------------
+# Every seat reviews every lens of every shard of a pull request. Keep the seats you will use
+# and delete the others: a seat whose key variable is not set stops `serve` from starting.
+
+# A program run once per call: a `hindsight.call/1` request as JSON on stdin, the result as JSON
+# on stdout (docs/seats.md). examples/seat_example.py is a small one to start from.
+[[seats]]
+name = "local"                      # unique; receipts and the ledger name the seat
+lab = "local"                       # the organisation behind the model; receipts carry it
+kind = "command"
+command = ["python3", "examples/seat_example.py"]   # argv, no shell
+timeout_s = 120                     # seconds per call
+# pass_env = ["SEAT_LICENSE_KEY"]   # credential-looking variables the program may see
+
+# Any OpenAI-compatible chat-completions endpoint (OpenAI, a local vLLM or Ollama server, …).
+[[seats]]
+name = "openai"
+lab = "openai"
+kind = "openai"
+model = "gpt-4o-mini"
+base_url = "https://api.openai.com/v1"
+api_key_env = "OPENAI_API_KEY"      # the NAME of the variable holding the key, never the key
+timeout_s = 120
+
+# The Anthropic Messages API.
+[[seats]]
+name = "anthropic"
+lab = "anthropic"
+kind = "anthropic"
+model = "claude-sonnet-4-5"
+base_url = "https://api.anthropic.com"
+api_key_env = "ANTHROPIC_API_KEY"
+max_tokens = 4096
+timeout_s = 120
+
+# --- Lenses: what each call looks for -------------------------------------------------------
+# Without any [[lenses]] the four built-in ones are used. A built-in name (correctness,
+# security, performance, tests) may omit its instructions; any other lens needs them.
+[[lenses]]
+name = "correctness"
+
+[[lenses]]
+name = "security"
+
+# [[lenses]]
+# name = "docs"
+# instructions = "Check that every public function added has a docstring."
+
+# --- The review's budgets (defaults shown) ----------------------------------------------------
+[review]
+shard_chars = 40000          # patch characters per shard
+parallel_calls = 4           # calls in flight at once
+memory_chars = 12000         # the session-memory block handed to each call
+cross_session_chars = 24000  # the block recalled from earlier reviews
+lesson_cap = 20              # lessons in the shared header
+max_calls = 64               # calls per review
+
+# --- Write-back: how the app answers maintainers' decisions (defaults shown) ----------------
+[writeback]
+acknowledge = "comment"      # "comment": a status block on its suggestion; "reaction": 👀; "off"
+suppress_days = 180          # how long a dismissal keeps the same finding from coming back
+
+# --- The judge: a seat that reads the replies the rules leave undecided ---------------------
+# Its verdict counts only when it quotes the reply verbatim (docs/seats.md, hindsight.judge/1).
+[decisions]
+# judge = "anthropic"        # the name of one of the seats above
+
+# --- Maintenance ------------------------------------------------------------------------------
+# seat = "…" picks the seat that runs the store's maintenance; leave the section out to run it
+# without a model.
+# [maintenance]
+# seat = "local"
+"""

@@ -1,0 +1,17 @@
+"""Registering the GitHub App from `app.yml` through GitHub's manifest flow (`hindsight setup`)."""
+
+from __future__ import annotations
+
+from ghapp.registration.files import Credentials, refuse_overwrite, write_credentials
+from ghapp.registration.flow import Registration
+from ghapp.registration.manifest import GitHubSite, RegistrationError, load_manifest
+
+__all__ = [
+    "Credentials",
+    "GitHubSite",
+    "Registration",
+    "RegistrationError",
+    "load_manifest",
+    "refuse_overwrite",
+    "write_credentials",
+]

@@ -1,0 +1,212 @@
+"""`/ledger`: sign in with an API token, read one repository's ledger, demote, restore or delete."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from continual import persons
+from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
+from continual.persons import Caller
+from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, run
+from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
+from ghapp.db import reading
+from ghapp.web.chart import acceptance_chart
+from ghapp.web.render import page
+from ghapp.web.session import CSRF_FIELD, FormError, Session, Sessions, read_form
+
+LEDGER = "/ledger"
+SIGN_IN = "/ledger/sign-in"
+ACTIONS = ("demote", "restore", "delete")
+DONE = {
+    "demote": "Lesson {lesson} demoted: it is no longer handed to reviews or agents.",
+    "restore": "Lesson {lesson} restored (and its mechanism may be raised again).",
+    "delete": "Lesson {lesson} deleted: its text and receipts are gone; its id stays as a tombstone.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one ledger page shows: the repositories, the chosen one, and its weeks."""
+
+    ledgers: tuple[RepositoryLedger, ...]
+    chosen: RepositoryLedger | None
+    weeks: tuple[WeekAcceptance, ...]
+
+
+def _redirect(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)
+
+
+class LedgerPages:
+    """The endpoints of `/ledger`; the session cookie is signed with a key from ``sessions``."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+
+    # --- who is asking ---------------------------------------------------------------------
+
+    async def _caller(self, request: Request) -> tuple[Session, Caller] | None:
+        session = self.sessions.read(request)
+        if session is None or session.token_id is None:
+            return None
+        token_id = session.token_id
+
+        def find() -> Caller | None:
+            with reading(deps_of(request).engine) as conn:
+                return persons.caller_of(conn, token_id)
+
+        caller = await run(find)
+        return None if caller is None else (session, caller)
+
+    # --- sign in and out ---------------------------------------------------------------------
+
+    async def sign_in_page(self, request: Request) -> Response:
+        session = self.sessions.read(request) or Session.fresh()
+        response = page("sign_in.html", csrf=session.csrf, problem=None)
+        self.sessions.write(request, response, session)
+        return response
+
+    async def sign_in(self, request: Request) -> Response:
+        session = self.sessions.read(request)
+        try:
+            fields = await read_form(request, session)
+        except FormError as error:
+            return self._sign_in_again(request, error.status, error.message)
+        assert session is not None
+        token = fields.get("token", "").strip()
+        deps = deps_of(request)
+        caller = await run(authenticate_token, deps.engine, token, deps.clock()) if token else None
+        if caller is None:
+            return page(
+                "sign_in.html",
+                401,
+                csrf=session.csrf,
+                problem="That token is unknown or revoked. Create one with "
+                "`hindsight tokens create --account ACCOUNT --person LOGIN`.",
+            )
+        response = _redirect(LEDGER)
+        self.sessions.write(request, response, session.signed_in(caller.token_id))
+        return response
+
+    def _sign_in_again(self, request: Request, status: int, problem: str) -> Response:
+        session = Session.fresh()
+        response = page("sign_in.html", status, csrf=session.csrf, problem=problem)
+        self.sessions.write(request, response, session)
+        return response
+
+    async def sign_out(self, request: Request) -> Response:
+        try:
+            await read_form(request, self.sessions.read(request))
+        except FormError as error:
+            return self._sign_in_again(request, error.status, error.message)
+        response = _redirect(SIGN_IN)
+        self.sessions.clear(request, response)
+        return response
+
+    # --- the ledger ----------------------------------------------------------------------------
+
+    async def _view(self, request: Request, caller: Caller, repo: str | None) -> View:
+        deps = deps_of(request)
+
+        def read() -> View:
+            with reading(deps.engine) as conn:
+                ledgers = tuple(
+                    review_ledger(conn, caller.account_id, now=deps.clock(), brain=True)
+                )
+                chosen = next((x for x in ledgers if x.repository == repo), None)
+                if repo is None and ledgers:
+                    chosen = ledgers[0]
+                weeks: tuple[WeekAcceptance, ...] = ()
+                if chosen is not None:
+                    weeks = acceptance_by_week(conn, caller.account_id).get(chosen.repository, ())
+            return View(ledgers, chosen, weeks)
+
+        return await run(read)
+
+    def _render(
+        self,
+        session: Session,
+        caller: Caller,
+        view: View,
+        *,
+        status: int = 200,
+        notice: str | None = None,
+        problem: str | None = None,
+    ) -> Response:
+        chosen = view.chosen
+        return page(
+            "ledger.html",
+            status,
+            caller=caller,
+            csrf=session.csrf,
+            csrf_field=CSRF_FIELD,
+            ledgers=view.ledgers,
+            chosen=chosen,
+            lessons=sorted(chosen.lessons or (), key=lambda x: (x.state.value, x.title))
+            if chosen
+            else [],
+            chart=acceptance_chart(view.weeks),
+            weeks=view.weeks,
+            notice=notice,
+            problem=problem,
+        )
+
+    async def ledger(self, request: Request) -> Response:
+        found = await self._caller(request)
+        if found is None:
+            return _redirect(SIGN_IN)
+        session, caller = found
+        repo = request.query_params.get("repo") or None
+        view = await self._view(request, caller, repo)
+        if repo is not None and view.chosen is None:
+            return self._render(
+                session, caller, view, status=404, problem=f"No repository {repo} in your account."
+            )
+        done, lesson = request.query_params.get("done"), request.query_params.get("lesson", "")
+        notice = DONE[done].format(lesson=lesson) if done in DONE else None
+        return self._render(session, caller, view, notice=notice)
+
+    async def lesson(self, request: Request) -> Response:
+        found = await self._caller(request)
+        if found is None:
+            return _redirect(SIGN_IN)
+        session, caller = found
+        entry_id = request.path_params["entry_id"]
+        repo: str | None = None
+        try:
+            fields = await read_form(request, session)
+            repo = _repo_field(fields)
+            action, expected = _action_fields(fields)
+            deps = deps_of(request)
+            if action == "delete":
+                await delete_lesson(deps, caller, entry_id, expected=expected)
+            else:
+                await edit_lesson(
+                    deps, caller, entry_id, expected=expected, demote=action == "demote"
+                )
+        except (FormError, ApiError) as error:
+            view = await self._view(request, caller, repo)
+            return self._render(session, caller, view, status=error.status, problem=error.message)
+        query = urlencode({"repo": repo or "", "done": action, "lesson": entry_id})
+        return _redirect(f"{LEDGER}?{query}")
+
+
+def _repo_field(fields: dict[str, str]) -> str | None:
+    repo = fields.get("repo") or None
+    if repo is not None and not REPO_PATTERN.fullmatch(repo):
+        raise FormError(422, f"repo must be owner/name, got {repo[:200]!r}")
+    return repo
+
+
+def _action_fields(fields: dict[str, str]) -> tuple[str, int]:
+    action = fields.get("action", "")
+    if action not in ACTIONS:
+        raise FormError(422, f"action must be one of {', '.join(ACTIONS)}, got {action[:40]!r}")
+    raw = fields.get("expected_revision", "")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_REVISION:
+        raise FormError(422, f"expected_revision must be an integer from 1 to {MAX_REVISION}")
+    return action, int(raw)

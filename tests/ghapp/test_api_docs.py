@@ -1,0 +1,132 @@
+"""docs/api.md is true to the server: every curl example in it is run with curl against the app on
+loopback (after a real review and a maintainer's reply), and its answer has the documented shape."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, select
+
+from continual.tables import Entry, ReviewRecord
+from tests.support.recall import token
+from tests.support.review import ORG, REPO, bug_files, harness, seat_toml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "api.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+DOC_KEY = re.compile(r'"([a-z_0-9]+)":')
+SESSION_EXPORT = re.compile(r"^export SESSION_ID=(\S+)", re.MULTILINE)
+
+
+def blocks() -> list[tuple[str, str]]:
+    return [(match[1], match[2]) for match in FENCE.finditer(DOC.read_text())]
+
+
+def commands(script: str) -> list[str]:
+    """The curl commands of a shell block, continuation lines joined."""
+    joined = script.replace("\\\n", " ")
+    return [line.strip() for line in joined.splitlines() if line.strip().startswith("curl ")]
+
+
+def keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for item in value.values() for k in keys(item)}
+    if isinstance(value, list):
+        return {k for item in value for k in keys(item)}
+    return set()
+
+
+def run_curl(command: str, env: dict[str, str], values: dict[str, str]) -> tuple[int, Any]:
+    for placeholder, real in values.items():
+        command = command.replace(placeholder, real)
+    result = subprocess.run(
+        ["bash", "-c", f"{command} -w '\\n%{{http_code}}'"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    body, _, status = result.stdout.rpartition("\n")
+    return int(status), json.loads(body) if body.strip() else None
+
+
+@pytest.fixture
+def live(engine: Engine, tmp_path: Path) -> Any:
+    toml = seat_toml(tmp_path, "alpha") + seat_toml(tmp_path, "beta", lab="other", mode="fail")
+    with harness(engine, tmp_path, toml) as h:
+        h.sim.open_pull(REPO, title="Parse the config", files=bug_files(1))
+        h.run()
+        (comment, *_) = h.sim.review_comments(REPO, 1)
+        h.sim.reply(REPO, 1, comment["id"], "accepted", author="octocat")
+        h.run()
+        h.sim.open_pull(REPO, title="Parse it again", files=bug_files(1, prefix="src/mod"))
+        h.run()
+        yield h
+
+
+def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> None:
+    with engine.connect() as conn:
+        (entry,) = conn.execute(select(Entry).where(Entry.deleted_ms.is_(None))).all()
+        first_review = (
+            conn.execute(select(ReviewRecord.id).order_by(ReviewRecord.created_ms))
+            .scalars()
+            .first()
+        )
+    assert first_review is not None
+    secret = token(engine, ORG, "mona")
+    (session,) = SESSION_EXPORT.findall(DOC.read_text())
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HINDSIGHT_URL": live.url,
+        "HINDSIGHT_TOKEN": secret,
+        "SESSION_ID": session,
+    }
+    values = {
+        "octo-org/app": REPO,
+        "e_3f…": entry.id,
+        "rev_…": first_review,
+        '"expected_revision": 2': f'"expected_revision": {entry.revision}',
+    }
+
+    found = blocks()
+    ran: list[str] = []
+    answers: dict[str, Any] = {}
+    for index, (language, text) in enumerate(found):
+        if language != "sh":
+            continue
+        documented = found[index + 1][1] if index + 1 < len(found) else ""
+        shown = found[index + 1][0] == "json" if index + 1 < len(found) else False
+        for command in commands(text):
+            status, body = run_curl(command, env, values)
+            ran.append(command)
+            assert status in (200, 204), f"{command} answered {status}: {body}"
+            answers[command] = body
+            if "/v1/brief" in command:
+                assert "Recalled from earlier sessions:" in body["text"] and body["lessons"]
+                status, again = run_curl(command, env, values)
+                assert status == 200 and again["text"] == "", "a second brief hands only news"
+            if shown and body is not None:
+                missing = set(DOC_KEY.findall(documented)) - keys(body)
+                assert not missing, f"{command}: the docs show {missing}, the server does not"
+                undocumented = set(body) - set(DOC_KEY.findall(documented))
+                assert not undocumented, f"{command}: the server gives {undocumented} undocumented"
+    assert len(ran) == 10, ran
+
+    recall = next(body for command, body in answers.items() if command.endswith('/v1/recall"'))
+    (receipt,) = recall["lessons"][0]["sources"]
+    assert receipt["actor"] == "octocat", "the actor is the maintainer's login"
+
+    forget = next(c for c in ran if "/v1/sessions/" in c)
+    status, twice = run_curl(forget, env, values)
+    assert status == 200 and set(twice["deleted"].values()) == {0}, "a review's session: zeros"
+    agent = forget.replace("rev_…", session)
+    status, gone = run_curl(agent, env, values)
+    assert status == 200 and gone["deleted"]["injections"] >= 1
+    status, unknown = run_curl(agent, env, values)
+    assert status == 404 and unknown["error"]["code"] == "not_found"

@@ -1,0 +1,212 @@
+"""`/ledger` over plain HTTP: the session cookie, CSRF, and every refusal a clear 4xx page."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from sqlalchemy import Engine
+
+from continual import persons, store
+from continual.values import EntryState
+from tests.support.ledger_page import SeededLedger, csrf_of, sign_in, stored
+from tests.support.recall import NOW, live_entries, seed, token
+
+
+def _entry(engine: Engine) -> tuple[str, int]:
+    row = live_entries(engine)[0]
+    return row.id, row.revision
+
+
+def _state(engine: Engine, entry_id: str) -> tuple[int, bool]:
+    row = stored(engine, entry_id)
+    return row.revision, row.demoted_ms is not None
+
+
+def test_the_ledger_asks_for_a_sign_in_first(ledger_url: str) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        answer = client.get("/ledger")
+        assert answer.status_code == 303 and answer.headers["location"] == "/ledger/sign-in"
+        page = client.get("/ledger/sign-in")
+    assert page.status_code == 200 and 'name="token"' in page.text
+    assert page.headers["cache-control"] == "no-store"
+
+
+def test_the_session_cookie_is_signed_httponly_and_strict(
+    ledger_url: str, seeded_ledger: SeededLedger
+) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        sign_in(client, seeded_ledger.token)
+        answer = client.get("/ledger")
+    assert "signed in as mona" in answer.text
+    page = httpx.get(f"{ledger_url}/ledger/sign-in")
+    cookie = page.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/ledger" in cookie
+    assert "secure" not in cookie  # served over http
+    assert seeded_ledger.token not in page.headers["set-cookie"]
+
+
+def test_the_cookie_is_secure_when_the_page_is_served_over_https(ledger_url: str) -> None:
+    # uvicorn trusts X-Forwarded-Proto from loopback, as from a TLS-terminating proxy.
+    page = httpx.get(f"{ledger_url}/ledger/sign-in", headers={"x-forwarded-proto": "https"})
+    assert "secure" in page.headers["set-cookie"].lower()
+
+
+def test_an_unknown_token_is_refused_with_a_message(ledger_url: str) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = csrf_of(client.get("/ledger/sign-in").text)
+        answer = client.post("/ledger/sign-in", data={"csrf": csrf, "token": "hs_nope"})
+        assert answer.status_code == 401 and "unknown or revoked" in answer.text
+        assert client.get("/ledger").status_code == 303
+
+
+def test_a_sign_in_without_the_csrf_token_is_refused(
+    ledger_url: str, seeded_ledger: SeededLedger
+) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        client.get("/ledger/sign-in")
+        answer = client.post("/ledger/sign-in", data={"token": seeded_ledger.token})
+        assert answer.status_code == 403 and "reload the page" in answer.text
+        assert client.get("/ledger").status_code == 303
+
+
+def test_a_post_without_the_csrf_token_changes_nothing(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    entry_id, revision = _entry(engine)
+    form = {"action": "demote", "expected_revision": str(revision), "repo": seeded_ledger.repo}
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        missing = client.post(f"/ledger/lessons/{entry_id}", data=form)
+        forged = client.post(f"/ledger/lessons/{entry_id}", data={**form, "csrf": "x" + csrf})
+    for answer in (missing, forged):
+        assert answer.status_code == 403 and "not from your current session" in answer.text
+    assert _state(engine, entry_id) == (revision, False)
+
+
+def test_a_form_from_another_session_is_refused(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    entry_id, revision = _entry(engine)
+    with httpx.Client(base_url=ledger_url) as first, httpx.Client(base_url=ledger_url) as second:
+        csrf = sign_in(first, seeded_ledger.token)
+        sign_in(second, seeded_ledger.token)
+        answer = second.post(
+            f"/ledger/lessons/{entry_id}",
+            data={"csrf": csrf, "action": "demote", "expected_revision": str(revision)},
+        )
+    assert answer.status_code == 403
+    assert _state(engine, entry_id) == (revision, False)
+
+
+def test_a_demote_goes_through_the_compare_and_swap(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    entry_id, revision = _entry(engine)
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        form = {"csrf": csrf, "action": "demote", "expected_revision": str(revision)}
+        done = client.post(f"/ledger/lessons/{entry_id}", data={**form, "repo": seeded_ledger.repo})
+        assert done.status_code == 303 and "done=demote" in done.headers["location"]
+        assert _state(engine, entry_id) == (revision + 1, True)
+        stale = client.post(f"/ledger/lessons/{entry_id}", data=form)
+    assert stale.status_code == 409
+    assert f"no longer at revision {revision}" in stale.text
+    assert _state(engine, entry_id) == (revision + 1, True)
+
+
+@pytest.mark.parametrize(
+    ("form", "status", "message"),
+    [
+        ({"action": "archive", "expected_revision": "1"}, 422, "action must be one of"),
+        ({"action": "demote", "expected_revision": "one"}, 422, "expected_revision must be"),
+        ({"action": "demote", "expected_revision": "²"}, 422, "expected_revision must be"),
+        ({"action": "demote"}, 422, "expected_revision must be"),
+        ({"action": "demote", "expected_revision": "1", "repo": "no slash"}, 422, "owner/name"),
+    ],
+)
+def test_bad_forms_are_refused_with_what_is_wrong(
+    ledger_url: str,
+    seeded_ledger: SeededLedger,
+    engine: Engine,
+    form: dict[str, str],
+    status: int,
+    message: str,
+) -> None:
+    entry_id, revision = _entry(engine)
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        answer = client.post(f"/ledger/lessons/{entry_id}", data={**form, "csrf": csrf})
+    assert answer.status_code == status and message in answer.text
+    assert _state(engine, entry_id) == (revision, False)
+
+
+def test_another_accounts_lesson_is_not_found(ledger_url: str, engine: Engine) -> None:
+    other = seed(engine, 2, "acme", "web")
+    assert other.repos
+    entry_id, revision = _entry(engine)
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, token(engine, "acme", "wile"))
+        answer = client.post(
+            f"/ledger/lessons/{entry_id}",
+            data={"csrf": csrf, "action": "delete", "expected_revision": str(revision)},
+        )
+        assert answer.status_code == 404 and "does not exist in your account" in answer.text
+        assert "octo/app" not in client.get("/ledger").text
+    assert _state(engine, entry_id) == (revision, False)
+
+
+def test_json_and_oversized_bodies_are_refused(
+    ledger_url: str, seeded_ledger: SeededLedger
+) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        as_json = client.post("/ledger/lessons/e_x", json={"csrf": csrf})
+        huge = client.post("/ledger/lessons/e_x", data={"csrf": csrf, "pad": "x" * 20_000})
+    assert as_json.status_code == 415 and huge.status_code == 413
+
+
+def test_a_tampered_cookie_or_a_revoked_token_signs_out(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        sign_in(client, seeded_ledger.token)
+        cookie = client.cookies.get("hindsight_session")
+        assert cookie is not None
+        tampered = httpx.get(
+            f"{ledger_url}/ledger", cookies={"hindsight_session": cookie[:-2] + "xx"}
+        )
+        assert tampered.status_code == 303
+        with engine.begin() as conn:
+            persons.revoke_token(conn, "octo", "mona", seeded_ledger.token[:11], now=NOW)
+        assert client.get("/ledger").status_code == 303
+
+
+def test_sign_out_ends_the_session(ledger_url: str, seeded_ledger: SeededLedger) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        answer = client.post("/ledger/sign-out", data={"csrf": csrf})
+        assert answer.status_code == 303 and answer.headers["location"] == "/ledger/sign-in"
+        assert client.get("/ledger").status_code == 303
+
+
+def test_an_unknown_repository_is_a_404_page(ledger_url: str, seeded_ledger: SeededLedger) -> None:
+    with httpx.Client(base_url=ledger_url) as client:
+        sign_in(client, seeded_ledger.token)
+        answer = client.get("/ledger", params={"repo": "octo/absent"})
+    assert answer.status_code == 404 and "No repository octo/absent" in answer.text
+
+
+def test_lesson_text_is_escaped(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    entry_id, _ = _entry(engine)
+    with engine.begin() as conn:
+        row = store.entry(conn, entry_id)
+        assert row is not None
+        store.cas_update(conn, entry_id, row.revision, text="<script>alert(1)</script> & more")
+    with httpx.Client(base_url=ledger_url) as client:
+        sign_in(client, seeded_ledger.token)
+        page = client.get("/ledger").text
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in page
+    assert EntryState.ACTIVE.value in page or EntryState.CANDIDATE.value in page

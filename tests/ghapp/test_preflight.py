@@ -1,0 +1,126 @@
+"""`serve` and `worker` refuse to start on an unusable hindsight.toml, naming the file and the
+problem, unless `--no-review` says reviews are off on purpose; logs are plain text or JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ghapp.cli.template import HINDSIGHT_TOML
+from ghapp.preflight import usable_config
+from review.config import ConfigError
+from tests.conftest import WEBHOOK_SECRET
+from tests.support.processes import free_port, ready, start, stop
+from tests.support.simulator import APP_ID, app_key
+from tests.support.web import wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
+
+
+def environment(tmp_path: Path, config: Path, **extra: str) -> dict[str, str]:
+    key_file = tmp_path / "app.pem"
+    key_file.write_text(app_key().private_pem)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in KEYS and not key.startswith("HINDSIGHT_")
+    }
+    return {
+        **env,
+        "PYTHONPATH": str(ROOT),
+        "HINDSIGHT_DATABASE_URL": f"sqlite:///{tmp_path / 'h.db'}",
+        "HINDSIGHT_GITHUB_APP_ID": str(APP_ID),
+        "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE": str(key_file),
+        "HINDSIGHT_WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "HINDSIGHT_GITHUB_API_URL": "http://127.0.0.1:9",
+        "HINDSIGHT_CONFIG": str(config),
+        **extra,
+    }
+
+
+def refused(command: list[str], env: dict[str, str], cwd: Path) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "ghapp.cli", *command],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+def test_a_missing_file_stops_serve_and_worker(tmp_path: Path) -> None:
+    config = tmp_path / "nowhere" / "hindsight.toml"
+    env = environment(tmp_path, config)
+    for command in (["serve"], ["worker", "--until-idle"]):
+        err = refused(command, env, tmp_path)
+        assert f"{config}: file not found" in err
+        assert "hindsight init" in err and "--no-review" in err
+    assert not (tmp_path / "h.db").exists(), "refused before touching the database"
+
+
+def test_a_syntax_error_names_its_line(tmp_path: Path) -> None:
+    config = tmp_path / "hindsight.toml"
+    config.write_text('[[seats]]\nname = "alpha"\nlab = acme\n')
+    err = refused(["serve"], environment(tmp_path, config), tmp_path)
+    assert f"{config}: is not valid TOML" in err and "line 3" in err
+
+
+def test_an_unknown_judge_seat_and_a_missing_key_are_named(tmp_path: Path) -> None:
+    config = tmp_path / "hindsight.toml"
+    config.write_text(HINDSIGHT_TOML.replace('# judge = "anthropic"', 'judge = "gamma"'))
+    err = refused(["serve"], environment(tmp_path, config, **KEYS), tmp_path)
+    assert "decisions.judge must name a configured seat, got 'gamma'" in err
+
+    config.write_text(HINDSIGHT_TOML)
+    env = environment(tmp_path, config, OPENAI_API_KEY="sk-test")
+    err = refused(["worker", "--until-idle"], env, tmp_path)
+    assert f"{config}: seats[2] (anthropic): the environment variable ANTHROPIC_API_KEY" in err
+    assert "OPENAI_API_KEY" not in err
+
+
+def test_the_written_configuration_passes_once_its_keys_are_set(tmp_path: Path) -> None:
+    config = tmp_path / "hindsight.toml"
+    config.write_text(HINDSIGHT_TOML)
+    with pytest.raises(ConfigError) as failure:
+        usable_config(config, {})
+    assert len(failure.value.problems) == 2, "both HTTP seats' variables are named"
+    loaded = usable_config(config, KEYS)
+    assert [seat.name for seat in loaded.seats] == ["local", "openai", "anthropic"]
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_serve_logs_plain_text_or_json(tmp_path: Path, log_format: str) -> None:
+    """Without a configuration and with --no-review the server starts; its log lines carry no
+    ANSI colour codes, and with HINDSIGHT_LOG_FORMAT=json each line is one JSON object."""
+    port = free_port()
+    env = environment(tmp_path, tmp_path / "absent.toml", HINDSIGHT_LOG_FORMAT=log_format)
+    server = start(["serve", "--no-review", "--port", str(port)], env, tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(
+            lambda: ready(url) or server.poll() is not None, timeout=120, what="serve to be ready"
+        )
+        assert httpx.get(f"{url}/healthz").status_code == 200
+    finally:
+        output = stop(server)
+    assert "\x1b[" not in output and "color_message" not in output
+    lines = [line for line in output.splitlines() if line and not line.startswith("hindsight: ")]
+    assert any("Uvicorn running" in line for line in lines), output
+    assert any("/healthz" in line for line in lines), "the access log is there"
+    if log_format == "json":
+        records = [json.loads(line) for line in lines]
+        assert {"time", "level", "logger", "message"} <= set(records[0])
+        assert any(r["logger"] == "uvicorn.access" for r in records)
+    else:
+        assert all(not line.startswith("{") for line in lines)

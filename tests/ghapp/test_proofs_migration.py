@@ -1,0 +1,123 @@
+"""Migration 0010: receipts a proof made become evidence, and their lessons are recomputed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from alembic import command
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, insert, select
+
+from continual.proofs import ProofRow
+from continual.recall.lessons import load_lessons
+from continual.tables import Account, Entry, Receipt, Repository, Suggestion
+from continual.values import EntryState
+from ghapp.db import alembic_config, make_engine
+
+REVISION = "0010_proofs_as_evidence"
+NOW = 1_700_000_000_000
+DAY = 86_400_000
+BODY = "**Off by one**\n\n**Proven:** `pytest -q tests/test_calc.py` fails on this commit and passes with the fix.\n"
+
+
+def upgrade(engine: Engine, revision: str) -> None:
+    config = alembic_config(engine.url.render_as_string(hide_password=False))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+
+
+@pytest.fixture
+def engine_before(database_url: str) -> Iterator[Engine]:
+    """A database at the migration before 0010."""
+    engine = make_engine(database_url)
+    url = engine.url.render_as_string(hide_password=False)
+    script = ScriptDirectory.from_config(alembic_config(url))
+    before = script.get_revision(REVISION).down_revision
+    assert isinstance(before, str)
+    upgrade(engine, before)
+    yield engine
+    engine.dispose()
+
+
+def suggestion(sid: str, key: str, *, proven: bool) -> dict[str, object]:
+    return {
+        "id": sid, "account_id": 1, "repository_id": 10, "pr": 1, "head_sha": "a" * 40,
+        "review_id": "r_1", "path": "calc.py", "line": 2, "seat": "alpha", "lab": "acme",
+        "lens": "correctness", "title": sid, "body": BODY if proven else "plain",
+        "lesson": "Return the sum from `add` in calc.py.", "entry_key": key,
+        "proven": proven, "created_ms": NOW,
+    }  # fmt: skip
+
+
+def entry(eid: str, key: str, *, confirmed: int) -> dict[str, object]:
+    return {
+        "id": eid, "account_id": 1, "repository_id": 10, "key": key, "scope": "repository",
+        "lens": "correctness", "title": eid, "text": "Return the sum from `add` in calc.py.",
+        "admission": None, "associations": "{}", "revision": 3, "created_ms": NOW,
+        "last_confirmed_ms": confirmed, "expires_ms": confirmed + 30 * DAY,
+    }  # fmt: skip
+
+
+def receipt(eid: str, sid: str, source: str, at: int, actor: str) -> dict[str, object]:
+    return {
+        "entry_id": eid, "account_id": 1, "suggestion_id": sid, "decision": "accepted",
+        "source": source, "seat": "alpha", "lab": "acme", "pr": 1, "head_sha": "a" * 40,
+        "actor": actor, "at_ms": at, "superseded": False,
+    }  # fmt: skip
+
+
+def test_proven_receipts_become_evidence_and_lessons_lose_what_only_a_proof_gave(
+    engine_before: Engine,
+) -> None:
+    engine = engine_before
+    with engine.begin() as conn:
+        conn.execute(insert(Account).values(id=1, login="octo", created_ms=NOW))
+        conn.execute(insert(Repository).values(id=10, account_id=1, full_name="octo/app"))
+        conn.execute(
+            insert(Suggestion),
+            [
+                suggestion("s_only_proof", "lesson/a-1111111111", proven=True),
+                suggestion("s_both", "lesson/b-2222222222", proven=True),
+                suggestion("s_flag_only", "lesson/c-3333333333", proven=True),
+            ],
+        )
+        conn.execute(
+            insert(Entry),
+            [
+                entry("e_only_proof", "lesson/a-1111111111", confirmed=NOW),
+                entry("e_both", "lesson/b-2222222222", confirmed=NOW + 5 * DAY),
+            ],
+        )
+        conn.execute(
+            insert(Receipt),
+            [
+                receipt("e_only_proof", "s_only_proof", "proven", NOW, "hindsight-proof"),
+                receipt("e_both", "s_both", "proven", NOW + 5 * DAY, "hindsight-proof"),
+                receipt("e_both", "s_both", "reply", NOW + DAY, "maintainer"),
+            ],
+        )
+    upgrade(engine, REVISION)
+
+    with engine.connect() as conn:
+        sources = conn.execute(select(Receipt.suggestion_id, Receipt.source)).all()
+        proofs = {row.suggestion_id: row for row in conn.execute(select(ProofRow)).all()}
+        entries = {row.id: row for row in conn.execute(select(Entry)).all()}
+        generation = conn.execute(select(Account.store_generation)).scalar_one()
+        lessons = {lesson.id: lesson for lesson in load_lessons(conn, 1, now=NOW + 6 * DAY)}
+
+    assert sources == [("s_both", "reply")], "no receipt made by a proof is left"
+    assert set(proofs) == {"s_only_proof", "s_both", "s_flag_only"}
+    assert proofs["s_both"].test == "pytest -q tests/test_calc.py"
+    assert (proofs["s_both"].outcome, proofs["s_both"].head_sha) == ("proven", "a" * 40)
+    assert proofs["s_both"].created_ms == NOW + 5 * DAY
+    assert entries["e_only_proof"].last_confirmed_ms is None
+    assert entries["e_only_proof"].revision == 4
+    assert entries["e_both"].last_confirmed_ms == NOW + DAY, "confirmed by the maintainer only"
+    assert generation == 1
+    assert lessons["e_only_proof"].state is EntryState.CANDIDATE
+    assert lessons["e_both"].state is EntryState.ACTIVE
+    (kept,) = lessons["e_both"].sources
+    assert kept.actor == "maintainer"
+    assert kept.proof is not None and kept.proof.test == "pytest -q tests/test_calc.py"
