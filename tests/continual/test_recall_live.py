@@ -33,7 +33,7 @@ change = st.one_of(
         repository,
         name,
         st.sampled_from(PATHS),
-        st.sampled_from((Source.REPLY, Source.REPLY, Source.PROVEN)),
+        st.sampled_from((Source.REPLY, Source.REPLY, Source.FIX_PR)),
     ),
     st.tuples(st.just("dismiss"), repository, name),
     st.tuples(st.sampled_from(("demote", "restore", "delete")), repository, name),

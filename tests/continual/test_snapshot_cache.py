@@ -129,13 +129,13 @@ def test_expiry_follows_the_clock(db: Engine) -> None:
     assert cache.builds == 2
 
 
-def test_a_proof_elsewhere_widens_an_unchanged_entry(engine: Engine) -> None:
+def test_a_merged_fix_elsewhere_widens_an_unchanged_entry(engine: Engine) -> None:
     org = seed(engine, 1, "octo", "app", "lib")
     accept(engine, org, "octo/app")
     cache = SnapshotCache()
     with reading(engine) as conn:
         cache.get(conn, org.account_id, now=NOW)
-    accept(engine, org, "octo/lib", source=Source.PROVEN)
+    accept(engine, org, "octo/lib", source=Source.FIX_PR)
     with reading(engine) as conn:
         snapshot = cache.get(conn, org.account_id, now=NOW)
     app_entry = entry_of(engine, org.repos["octo/app"], "parse_config")
