@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 from sqlalchemy import Engine, func, select
 
-from continual.tables import CallRecordRow
+from continual.tables import CallRecordRow, Suggestion
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghapp.settings import Settings
@@ -64,11 +64,17 @@ def test_metrics_after_a_delivery_a_review_and_a_reply(engine: Engine, tmp_path:
             select(func.count()).select_from(Job).where(Job.state == "done")
         ).scalar_one()
         calls = conn.execute(select(func.count()).select_from(CallRecordRow)).scalar_one()
+        # One comment carries the finding of every lens that raised it: the reply decides each.
+        carried = conn.execute(
+            select(func.count())
+            .select_from(Suggestion)
+            .where(Suggestion.comment_id == comment["id"])
+        ).scalar_one()
     assert value(samples, "hindsight_jobs", state="done") == done > 0
     assert value(samples, "hindsight_jobs", state="dead") == 0
     assert value(samples, "hindsight_review_calls", seat="alpha", status="ok") == calls > 0
-    assert value(samples, "hindsight_decisions", signal="grammar", decision="accepted") == 1
-    assert value(samples, "hindsight_lessons", state="active") == 1
+    assert value(samples, "hindsight_decisions", signal="grammar", decision="accepted") == carried
+    assert value(samples, "hindsight_lessons", state="active") == carried
     assert ("hindsight_lessons", frozenset({("state", "expired")})) in samples, "zeros listed"
 
     review_runs = value(

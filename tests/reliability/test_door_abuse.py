@@ -56,7 +56,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             "HINDSIGHT_MAX_HEADER_BYTES": str(MAX_HEADER_BYTES),
         }
         port = free_port()
-        server = start(["serve", "--no-worker", "--port", str(port)], env, tmp_path)
+        server = start(["serve", "--no-worker", "--no-review", "--port", str(port)], env, tmp_path)
         base = f"http://127.0.0.1:{port}"
         try:
             wait_for(
