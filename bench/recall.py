@@ -14,7 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from continual.associations import associate
-from continual.recall.index import Card, RecallIndex
+from continual.recall.cards import Card
+from continual.recall.index import RecallIndex
 from continual.recall.scan import scan
 
 SEED = 20240611

@@ -39,12 +39,14 @@ REVIEW_POSTS = r"^/repos/[^/]+/[^/]+/pulls/\d+/reviews$"
 
 SEAT = r"""
 import json, sys, time
+began = time.time()
 request = json.load(sys.stdin)
 time.sleep(SLEEP)
 header, prompt = request["header"], request["prompt"]
 with open(LOG, "a") as out:
     out.write(json.dumps({"header": len(header.encode()), "prompt": len(prompt.encode()),
-                          "prefix": prompt.startswith(header)}) + "\n")
+                          "prefix": prompt.startswith(header), "began": began,
+                          "ended": time.time()}) + "\n")
 findings = []
 for item in request["shard"]["files"]:
     if "BUG" in item["patch"]:
@@ -109,9 +111,10 @@ async def review_once(folder: Path) -> dict[str, Any]:
         sim.reset_log()
         sim.inject(None, r".*", latency_s=GITHUB_LATENCY_S, times=None)
         job = ClaimedJob(1, "pull_request.review", None, installation, None, 1, "bench")
-        started = time.perf_counter()
+        started, began = time.perf_counter(), time.time()
         await on_review(deps, job, payload)
         wall = time.perf_counter() - started
+        finished = time.time()
         requests = sim.count()
         posts = sim.count("POST", REVIEW_POSTS)
         (review,) = sim.reviews(REPO, 1, include_implicit=False)
@@ -124,6 +127,8 @@ async def review_once(folder: Path) -> dict[str, Any]:
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     return {
         "wall": wall,
+        "began": began,
+        "finished": finished,
         "requests": requests,
         "posts": posts,
         "comments": comments,
@@ -155,6 +160,14 @@ def main() -> int:
         f"wall {result['wall']:.2f} s, ideal {ideal:.2f} s (mean call {result['call_s'] * 1000:.0f} ms; "
         f"{nominal:.2f} s at a flat {SEAT_ANSWER_S * 1000:.0f} ms), {result['comments']} comments, "
         f"{result['requests']} GitHub requests"
+    )
+    # Where the wall goes beyond the calls: before the first seat process runs (GitHub reads,
+    # recall, prompts), after the last one answers (composing and posting), and in between.
+    before = min(c["began"] for c in calls) - result["began"]
+    after = result["finished"] - max(c["ended"] for c in calls)
+    print(
+        f"  before the first call {before * 1000:.0f} ms, after the last {after * 1000:.0f} ms, "
+        f"calls span {(result['wall'] - before - after):.2f} s against {ideal:.2f} s ideal"
     )
     print(
         f"prompt-prefix reuse: {share:.2f} % of prompt bytes are the shared header "

@@ -24,9 +24,9 @@ BENCHMARKS = {
     "door": (["bench/door.py", "--seconds", "15"], ["bench/door.py", "--seconds", "6"]),
     "jobqueue": (["bench/jobqueue.py", "--jobs", "5000"], ["bench/jobqueue.py", "--jobs", "2000"]),
     "recall": (["bench/recall.py"], ["bench/recall.py", "--entries", "100000", "--queries", "100"]),
-    "surfaces": (
-        ["bench/surfaces.py"],
-        ["bench/surfaces.py", "--entries", "100000", "--queries", "100"],
+    "recall_live": (
+        ["bench/recall_live.py"],
+        ["bench/recall_live.py", "--entries", "100000", "--queries", "100", "--changes", "100"],
     ),
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
     "writeback": (["bench/writeback.py"], ["bench/writeback.py"]),

@@ -11,8 +11,9 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
+from continual.recall.changes import note_entry_change
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
-from continual.tables import Account, Entry, Receipt, Repository, Suggestion
+from continual.tables import Entry, Receipt, Repository, Suggestion
 from continual.tombstones import hold_sources
 from continual.values import Decision, Reason, Source
 
@@ -206,18 +207,9 @@ def entry(conn: Connection, entry_id: str) -> StoredEntry | None:
     return None if row is None else StoredEntry.of(row)
 
 
-def touch_account(conn: Connection, account_id: Any) -> None:
-    """Bump the account's store generation: its recall snapshots are stale from now on."""
-    conn.execute(
-        update(Account)
-        .where(Account.id == account_id)
-        .values(store_generation=Account.store_generation + 1)
-    )
-
-
 def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
     entry_id = new_id("e")
-    touch_account(conn, new.account_id)
+    note_entry_change(conn, entry_id, new.account_id)
     conn.execute(
         insert(Entry).values(
             id=entry_id,
@@ -263,7 +255,7 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
         if current is None or current.deleted_ms is not None:
             raise EntryGone(entry_id)
         raise RevisionConflict(entry_id, expected)
-    touch_account(conn, select(Entry.account_id).where(Entry.id == entry_id).scalar_subquery())
+    note_entry_change(conn, entry_id)
     return expected + 1
 
 

@@ -26,7 +26,7 @@ from continual.memory import handed_key, recall_items, recalled_block
 from continual.memory.render import recalled_line
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
-from continual.recall.index import Card
+from continual.recall.cards import Card
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
 from continual.summary.store import StoredSummary, current_summary
 from continual.suppression import (
@@ -161,7 +161,7 @@ def _query_hand(
     cap: int,
     budget: Budget | None,
 ) -> Handed:
-    found = snapshot.index.search(
+    found = snapshot.search(
         paths=paths,
         identifiers=identifiers,
         words=words,

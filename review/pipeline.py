@@ -81,21 +81,28 @@ async def review_pull(
     """
     reviewer = Reviewer(engine, store_dir, config, clock, snapshots, http, sandbox)
     fields: dict[str, object] = {**(log_fields or {}), "repo": target.repository, "pr": target.pr}
-    pull = await github.get_pull(target.repository, target.pr)
-    if not pull.open or pull.draft or pull.head_sha != target.head_sha:
-        log.info("review skipped: pull request closed, draft or moved on", extra=fields)
-        return Outcome.SKIPPED
-    claim = await asyncio.to_thread(records.claim_review, engine, target, now=clock())
-    fields["review"] = claim.review_id
-    poster = Poster(github, engine, clock, fields)
-    if claim.state in (ReviewState.POSTED, ReviewState.EMPTY):
-        log.info("review already done for this head", extra=fields)
-        return Outcome.ALREADY_DONE
-    if claim.state is ReviewState.POSTING and claim.draft is not None:
-        log.info("review resumes posting", extra=fields)
-        await post_draft(poster, target, claim.draft, resume=True)
-        return Outcome.POSTED
-    files = await github.list_pull_files(target.repository, target.pr)
+    # The file list is read while the pull request is checked and the head claimed: the pages
+    # are most of the GitHub round trips before the first call (dropped if nothing is reviewed).
+    listing = asyncio.create_task(github.list_pull_files(target.repository, target.pr))
+    try:
+        pull = await github.get_pull(target.repository, target.pr)
+        if not pull.open or pull.draft or pull.head_sha != target.head_sha:
+            log.info("review skipped: pull request closed, draft or moved on", extra=fields)
+            return Outcome.SKIPPED
+        claim = await asyncio.to_thread(records.claim_review, engine, target, now=clock())
+        fields["review"] = claim.review_id
+        poster = Poster(github, engine, clock, fields)
+        if claim.state in (ReviewState.POSTED, ReviewState.EMPTY):
+            log.info("review already done for this head", extra=fields)
+            return Outcome.ALREADY_DONE
+        if claim.state is ReviewState.POSTING and claim.draft is not None:
+            log.info("review resumes posting", extra=fields)
+            await post_draft(poster, target, claim.draft, resume=True)
+            return Outcome.POSTED
+        files = await listing
+    finally:
+        listing.cancel()  # a no-op once it is done; gathering retrieves any error it raised
+        await asyncio.gather(listing, return_exceptions=True)
     draft = await _review(reviewer, target, claim.review_id, pull.info(), files)
     if draft is None:
         return Outcome.EMPTY

@@ -13,6 +13,7 @@ from continual import store
 from continual.associations import associate
 from continual.maintenance.records import add_event, latest_action
 from continual.maintenance.rules import Action, Lesson, Verdict
+from continual.recall.changes import note_entry_change
 from continual.tables import Entry, LessonProvenance, Receipt
 from continual.tombstones import hold_sources, release_sources
 
@@ -227,7 +228,7 @@ def restore(conn: Connection, entry_id: str, *, expected: int, actor: str, now: 
     if result.rowcount != 1:
         raise store.RevisionConflict(entry_id, expected)
     release_sources(conn, entry_id)
-    store.touch_account(conn, current.account_id)
+    note_entry_change(conn, entry_id, current.account_id)
     add_event(
         conn,
         current,

@@ -1,295 +1,239 @@
-"""A frozen in-memory recall snapshot: inverted indexes over cards, scored by strongest match."""
+"""The recall index of one account: cards in slots, inverted lists, and deltas applied in place."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
+from bisect import bisect_left
+from collections.abc import Iterable
+from typing import Any
 
-from continual.associations import folders_of, normalise_path, parent_folder, split_terms
+import numpy as np
+import numpy.typing as npt
+
+from continual.associations import folders_of
+from continual.recall.cards import (
+    SCORE_FILE,
+    SCORE_FOLDER,
+    SCORE_IDENTIFIER,
+    SCORE_KEYWORDS,
+    Card,
+    Normal,
+    Query,
+    Recall,
+    Scored,
+    visibility_rank,
+    why_matched,
+)
+from continual.recall.postings import Postings
 from continual.values import Scope
 
-SCORE_FILE = 1000
-SCORE_FOLDER = 800
-SCORE_IDENTIFIER = 700
-SCORE_KEYWORDS = 500
+RANK_GAP = 1 << 24  # room between neighbouring ids' ranks for ids inserted later
+SCORE_SHIFT = 48  # ranking key: the score's place in SCORES, from the top, above the id's rank
+SCORES = (0, SCORE_KEYWORDS, SCORE_IDENTIFIER, SCORE_FOLDER, SCORE_FILE)  # by code
+MAX_VIEWS = 64  # repositories whose visibility is kept; more are recomputed on demand
+Mask = npt.NDArray[np.bool_]
+Positions = npt.NDArray[np.intp]  # slots in ascending order, as np.flatnonzero gives them
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
-    """One entry as recall sees it: what is handed (title, text) and what retrieves it.
-
-    ``folders`` are extra folder associations; the folder directly holding each file is always
-    associated as well.
-    """
-
-    id: str
-    key: str
-    revision: int
-    repository: str
-    scope: str
-    lens: str
-    title: str
-    text: str
-    files: tuple[str, ...] = ()
-    identifiers: tuple[str, ...] = ()
-    keyword_groups: tuple[tuple[str, ...], ...] = ()
-    folders: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Scored:
-    """A recalled card, its score and what matched (e.g. ``folder src/a``)."""
-
-    card: Card
-    score: int
-    why: str
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A query in normal form: root-relative paths, whole identifiers and lower-case terms."""
-
-    paths: tuple[str, ...]
-    identifiers: tuple[str, ...]
-    terms: frozenset[str]
-
-    @classmethod
-    def of(
-        cls,
-        *,
-        paths: Iterable[str] = (),
-        identifiers: Iterable[str] = (),
-        words: Iterable[str] = (),
-    ) -> Query:
-        norm_paths = tuple(sorted({p for p in map(normalise_path, paths) if p}))
-        names = tuple(sorted({i.strip() for i in identifiers if i.strip()}))
-        terms: set[str] = set()
-        for text in (*norm_paths, *names, *words):
-            terms.update(split_terms(text))
-        return cls(norm_paths, names, frozenset(terms))
-
-
-def card_folders(card: Card) -> tuple[str, ...]:
-    """The folders a card is associated with: its explicit ones and each file's folder."""
-    found = [normalise_path(f) for f in card.folders]
-    found.extend(parent_folder(normalise_path(f)) for f in card.files)
-    return tuple(dict.fromkeys(f for f in found if f))
-
-
-def group_key(group: Iterable[str]) -> tuple[str, ...]:
-    return tuple(sorted({t.lower() for t in group}))
-
-
-def visibility_rank(card: Card, repository: str | None) -> int:
-    """Which of several entries with one key a repository sees: its own first (2), then an
-    account-scoped entry born in it (1), then other account-scoped entries (0); -1 = not visible."""
-    if repository is None:
-        return 1 if card.scope == Scope.REPOSITORY else 0
-    if card.scope == Scope.ACCOUNT:
-        return 1 if card.repository == repository else 0
-    return 2 if card.repository == repository else -1
-
-
-@dataclass(frozen=True, slots=True)
-class Recall:
-    """The head of a ranking and how many entries the whole ranking holds."""
-
-    hits: tuple[Scored, ...]
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Normal:
-    """A card's associations in the form the index compares."""
-
-    files: tuple[str, ...]
-    folders: tuple[str, ...]
-    identifiers: tuple[str, ...]
-    groups: tuple[tuple[str, ...], ...]
-
-    @classmethod
-    def of(cls, card: Card) -> _Normal:
-        return cls(
-            files=tuple(dict.fromkeys(f for f in map(normalise_path, card.files) if f)),
-            folders=card_folders(card),
-            identifiers=tuple(dict.fromkeys(i for i in map(str.strip, card.identifiers) if i)),
-            groups=tuple(
-                dict.fromkeys(g for g in map(group_key, card.keyword_groups) if len(g) >= 2)
-            ),
-        )
-
-    def why(self, score: int, q: Query, changed_folders: frozenset[str]) -> str:
-        """What gave ``score``: the smallest matching file, deepest folder, smallest name."""
-        if score == SCORE_FILE:
-            return "file " + min(f for f in self.files if f in q.paths)
-        if score == SCORE_FOLDER:
-            folder = min(
-                (f for f in self.folders if f in changed_folders),
-                key=lambda f: (-f.count("/"), f),
-            )
-            return "folder " + folder
-        if score == SCORE_IDENTIFIER:
-            return "identifier " + min(i for i in self.identifiers if i in q.identifiers)
-        group = min(g for g in self.groups if q.terms.issuperset(g))
-        return "keywords " + "+".join(group)
-
-
-def _frozen(index: Mapping[str, list[int]]) -> Mapping[str, tuple[int, ...]]:
-    return MappingProxyType({k: tuple(v) for k, v in index.items()})
-
-
-@dataclass(frozen=True, slots=True)
 class RecallIndex:
-    """An immutable snapshot of cards with inverted indexes; queries do no I/O.
+    """An account's active cards, searchable with no I/O and changed by deltas (``apply``).
 
-    Build one per account (nothing crosses accounts) and per review or agent session. Cards are
-    numbered in id order, so a sorted set of numbers is a ranking by id.
+    Each card sits in a slot; slot arrays hold its id's rank (for ties by id), its key and
+    whether the key is shared. A query marks scores into a scratch array from the inverted
+    lists (numpy scatter), keeps the slots the repository sees, and orders by score then id.
+    Not thread-safe: the caller serialises ``apply`` and ``search`` (see ``Snapshot``).
     """
 
-    cards: tuple[Card, ...]
-    _normal: tuple[_Normal, ...]
-    _by_id: Mapping[str, int]
-    _by_file: Mapping[str, tuple[int, ...]]
-    _by_folder: Mapping[str, tuple[int, ...]]
-    _by_identifier: Mapping[str, tuple[int, ...]]
-    _group_terms: tuple[tuple[str, ...], ...]
-    _group_entries: tuple[tuple[int, ...], ...]
-    _pairs: Mapping[str, Mapping[str, tuple[int, ...]]]
-    _key_members: Mapping[str, tuple[int, ...]]
-    _shared_key: frozenset[int]
-    _key_first: tuple[int, ...]  # per card, the first card number holding its key
-    _repository_scoped: frozenset[int]
-    _own: Mapping[str, frozenset[int]]
-    _hidden: dict[str | None, frozenset[int]]  # a cache filled on first use per repository
+    def __init__(self, capacity: int = 64) -> None:
+        self._cards: list[Card | None] = [None] * capacity
+        self._slot: dict[str, int] = {}
+        self._free: list[int] = list(range(capacity - 1, -1, -1))
+        self._ids: list[str] = []  # live ids in order
+        self._rank = np.zeros(capacity, dtype=np.int64)
+        self._keyid = np.zeros(capacity, dtype=np.int32)
+        self._shared = np.zeros(capacity, dtype=np.bool_)
+        self._account = np.zeros(capacity, dtype=np.bool_)  # account-scoped
+        self._repository = np.zeros(capacity, dtype=np.int32)  # numbered by _repositories
+        self._repositories: dict[str, int] = {}
+        self._code = np.zeros(capacity, dtype=np.uint8)  # scratch: which SCORES a slot got
+        self._mark = np.zeros(capacity, dtype=np.bool_)  # scratch: the slots a query touched
+        self._keys: dict[str, int] = {}
+        self._members: dict[int, list[int]] = {}
+        self._views: dict[str | None, Mask] = {}
+        self._postings = Postings()
+
+    # -- building and changing -------------------------------------------------------------
 
     @classmethod
     def build(cls, cards: Iterable[Card]) -> RecallIndex:
-        """Index ``cards``; a card id must be unique in a snapshot (a later duplicate is dropped)."""
+        """Index ``cards``; a card id must be unique (a later duplicate is dropped)."""
         unique: dict[str, Card] = {}
         for card in cards:
             unique.setdefault(card.id, card)
-        ordered = tuple(sorted(unique.values(), key=lambda c: c.id))
-        normal = tuple(_Normal.of(card) for card in ordered)
-        by_file: defaultdict[str, list[int]] = defaultdict(list)
-        by_folder: defaultdict[str, list[int]] = defaultdict(list)
-        by_identifier: defaultdict[str, list[int]] = defaultdict(list)
-        groups: dict[tuple[str, ...], list[int]] = {}
-        by_key: defaultdict[str, list[int]] = defaultdict(list)
-        own: defaultdict[str, set[int]] = defaultdict(set)
-        for n, (card, norm) in enumerate(zip(ordered, normal, strict=True)):
-            by_key[card.key].append(n)
-            if card.scope != Scope.ACCOUNT:
-                own[card.repository].add(n)
-            for file in norm.files:
-                by_file[file].append(n)
-            for folder in norm.folders:
-                by_folder[folder].append(n)
-            for name in norm.identifiers:
-                by_identifier[name].append(n)
-            for group in norm.groups:
-                groups.setdefault(group, []).append(n)
-        group_terms = tuple(groups)
-        term_count: defaultdict[str, int] = defaultdict(int)
-        for group in group_terms:
-            for term in group:
-                term_count[term] += 1
-        # Each group is filed under its two rarest terms: a query can complete a group only if
-        # it holds both, and rare pairs keep the groups left to verify few.
-        pairs: defaultdict[str, defaultdict[str, list[int]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
-        for gid, group in enumerate(group_terms):
-            first, second = sorted(group, key=lambda t: (term_count[t], t))[:2]
-            pairs[first][second].append(gid)
-        key_members = {k: tuple(v) for k, v in by_key.items() if len(v) > 1}
-        index = cls(
-            cards=ordered,
-            _normal=normal,
-            _by_id=MappingProxyType({card.id: n for n, card in enumerate(ordered)}),
-            _by_file=_frozen(by_file),
-            _by_folder=_frozen(by_folder),
-            _by_identifier=_frozen(by_identifier),
-            _group_terms=group_terms,
-            _group_entries=tuple(tuple(groups[g]) for g in group_terms),
-            _pairs=MappingProxyType(
-                {
-                    a: MappingProxyType({b: tuple(g) for b, g in sub.items()})
-                    for a, sub in pairs.items()
-                }
-            ),
-            _key_members=MappingProxyType(key_members),
-            _shared_key=frozenset(n for members in key_members.values() for n in members),
-            _key_first=tuple(by_key[card.key][0] for card in ordered),
-            _repository_scoped=frozenset(n for ns in own.values() for n in ns),
-            _own=MappingProxyType({r: frozenset(ns) for r, ns in own.items()}),
-            _hidden={},
-        )
-        for repository in (None, *sorted({c.repository for c in ordered})):
-            index._hidden_for(repository)
+        ordered = sorted(unique.values(), key=lambda c: c.id)
+        index = cls(max(64, len(ordered)))
+        count = len(ordered)
+        index._cards[:count] = ordered
+        index._free = list(range(len(index._cards) - 1, count - 1, -1))
+        index._ids = [card.id for card in ordered]
+        index._slot = {card.id: n for n, card in enumerate(ordered)}
+        index._rank[:count] = np.arange(1, count + 1, dtype=np.int64) * RANK_GAP
+        keyids = index._keys
+        members = index._members
+        for n, card in enumerate(ordered):
+            kid = keyids.setdefault(card.key, len(keyids))
+            held = members.get(kid)
+            if held is None:
+                members[kid] = [n]
+            else:
+                held.append(n)
+        index._keyid[:count] = [keyids[card.key] for card in ordered]
+        index._account[:count] = [card.scope == Scope.ACCOUNT for card in ordered]
+        repositories = index._repositories
+        index._repository[:count] = [
+            repositories.setdefault(card.repository, len(repositories)) for card in ordered
+        ]
+        for held in members.values():
+            if len(held) > 1:
+                index._shared[held] = True
+        index._postings = Postings.build(ordered)
         return index
 
     def __len__(self) -> int:
-        return len(self.cards)
+        return len(self._slot)
 
-    def _hidden_for(self, repository: str | None) -> frozenset[int]:
-        """Cards a query from ``repository`` never sees: another repository's own entries, and
-        entries shadowed by a better-placed entry with the same key (see ``visibility_rank``)."""
-        cached = self._hidden.get(repository)
+    @property
+    def postings(self) -> Postings:
+        """The inverted lists, by slot (for measuring them against other ways to score)."""
+        return self._postings
+
+    @property
+    def capacity(self) -> int:
+        """Slots allocated: one past the highest slot number in use or free."""
+        return len(self._cards)
+
+    def card(self, card_id: str) -> Card | None:
+        slot = self._slot.get(card_id)
+        return None if slot is None else self._cards[slot]
+
+    def apply(self, upserts: Iterable[Card] = (), removals: Iterable[str] = ()) -> None:
+        """Add or replace ``upserts`` and drop the cards with ids in ``removals`` (absent ids
+        are ignored); the index then answers as one built from the resulting cards."""
+        touched: set[int] = set()
+        for card_id in removals:
+            self._remove(card_id, touched)
+        for card in upserts:
+            if self.card(card.id) == card:
+                continue
+            self._remove(card.id, touched)
+            self._add(card, touched)
+        for kid in touched:
+            self._settle_key(kid)
+
+    def _remove(self, card_id: str, touched: set[int]) -> None:
+        slot = self._slot.pop(card_id, None)
+        if slot is None:
+            return
+        card = self._cards[slot]
+        assert card is not None
+        self._postings.remove(slot, Normal.of(card))
+        self._cards[slot] = None
+        del self._ids[bisect_left(self._ids, card_id)]
+        kid = int(self._keyid[slot])
+        self._members[kid].remove(slot)
+        self._shared[slot] = False
+        for view in self._views.values():
+            view[slot] = False
+        self._free.append(slot)
+        touched.add(kid)
+
+    def _add(self, card: Card, touched: set[int]) -> None:
+        if not self._free:
+            self._grow()
+        slot = self._free.pop()
+        self._cards[slot] = card
+        self._slot[card.id] = slot
+        self._rank[slot] = self._place(card.id)
+        kid = self._keys.setdefault(card.key, len(self._keys))
+        self._keyid[slot] = kid
+        self._account[slot] = card.scope == Scope.ACCOUNT
+        repositories = self._repositories
+        self._repository[slot] = repositories.setdefault(card.repository, len(repositories))
+        self._members.setdefault(kid, []).append(slot)
+        self._postings.add(slot, Normal.of(card))
+        touched.add(kid)
+
+    def _place(self, card_id: str) -> int:
+        """A rank between the neighbours of ``card_id`` in id order (renumbering when full)."""
+        position = bisect_left(self._ids, card_id)
+        self._ids.insert(position, card_id)
+        slots = self._slot
+        low = int(self._rank[slots[self._ids[position - 1]]]) if position else 0
+        if position + 1 < len(self._ids):
+            high = int(self._rank[slots[self._ids[position + 1]]])
+        else:
+            high = low + 2 * RANK_GAP
+        if high - low >= 2:
+            return (low + high) // 2
+        live = np.fromiter((slots[i] for i in self._ids if i != card_id), dtype=np.int64)
+        ranks = np.arange(1, len(self._ids) + 1, dtype=np.int64) * RANK_GAP
+        self._rank[live] = np.delete(ranks, position)
+        return int(ranks[position])
+
+    def _settle_key(self, kid: int) -> None:
+        """After a key's members changed: who shares it, and which member each view sees."""
+        members = self._members.get(kid)
+        if not members:
+            self._members.pop(kid, None)
+            return
+        self._shared[members] = len(members) > 1
+        cards = [self._cards[m] for m in members]
+        for repository, view in self._views.items():
+            ranks = [visibility_rank(c, repository) for c in cards if c is not None]
+            best = max(ranks)
+            for m, r in zip(members, ranks, strict=True):
+                view[m] = r >= 0 and r == best
+
+    def _grow(self) -> None:
+        old = len(self._cards)
+        size = old * 2
+        self._cards.extend([None] * (size - old))
+        self._free.extend(range(size - 1, old - 1, -1))
+        self._rank = _grown(self._rank, size)
+        self._keyid = _grown(self._keyid, size)
+        self._shared = _grown(self._shared, size)
+        self._account = _grown(self._account, size)
+        self._repository = _grown(self._repository, size)
+        self._code = _grown(self._code, size)
+        self._mark = _grown(self._mark, size)
+        self._views = {r: _grown(v, size) for r, v in self._views.items()}
+
+    # -- visibility --------------------------------------------------------------------------
+
+    def _view(self, repository: str | None) -> Mask:
+        """The slots a query from ``repository`` may see: live, not another repository's own
+        entry, and the best-placed entry of its key (``visibility_rank``)."""
+        cached = self._views.get(repository)
         if cached is not None:
             return cached
-        hidden: set[int] = set()
-        if repository is not None:
-            hidden.update(self._repository_scoped - self._own.get(repository, frozenset()))
-        for members in self._key_members.values():
-            ranks = [visibility_rank(self.cards[m], repository) for m in members]
-            best = max(ranks)
-            hidden.update(m for m, r in zip(members, ranks, strict=True) if r < best)
-        frozen = frozenset(hidden)
-        self._hidden[repository] = frozen
-        return frozen
+        live = np.zeros(len(self._cards), dtype=np.bool_)
+        live[list(self._slot.values())] = True
+        if repository is None:  # visibility_rank: repository-scoped 1, account-scoped 0
+            ranks = np.where(self._account, 0, 1).astype(np.int8)
+        else:  # own 2, account-scoped born here 1, other account-scoped 0, others' own -1
+            own = self._repository == self._repositories.get(repository, -1)
+            ranks = np.where(self._account, np.where(own, 1, 0), np.where(own, 2, -1))
+            ranks = ranks.astype(np.int8)
+        ranks[~live] = -1
+        best = np.full(len(self._keys) + 1, -1, dtype=np.int8)
+        live = ranks >= 0
+        np.maximum.at(best, self._keyid[live], ranks[live])
+        view: Mask = live & (ranks == best[self._keyid])
+        if len(self._views) >= MAX_VIEWS:
+            self._views.pop(next(iter(self._views)))
+        self._views[repository] = view
+        return view
 
-    def _matched_groups(self, terms: frozenset[str]) -> list[int]:
-        """Groups whose every term is in ``terms``, found through their two rarest terms."""
-        pairs = self._pairs
-        group_terms = self._group_terms
-        matched: list[int] = []
-        for first in terms:
-            seconds = pairs.get(first)
-            if seconds is None:
-                continue
-            if len(seconds) <= len(terms):
-                found = [gs for s, gs in seconds.items() if s in terms]
-            else:
-                found = [gs for gs in map(seconds.get, terms) if gs is not None]
-            for gids in found:
-                matched.extend(g for g in gids if terms.issuperset(group_terms[g]))
-        return matched
-
-    def _wins_key(self, n: int, tiers: list[tuple[int, set[int]]]) -> bool:
-        """True when matched card ``n`` is the first of its key in ranking order."""
-        members = self._key_members.get(self.cards[n].key)
-        if members is None:
-            return True
-
-        def place(m: int) -> tuple[int, int] | None:
-            for position, (_, tier) in enumerate(tiers):
-                if m in tier:
-                    return (position, m)
-            return None
-
-        mine = place(n)
-        others = [p for p in map(place, members) if p is not None]
-        return mine is not None and mine == min(others)
-
-    def _seen_numbers(self, seen: Iterable[tuple[str, int]]) -> set[int]:
-        numbers: set[int] = set()
-        for card_id, revision in seen:
-            n = self._by_id.get(card_id)
-            if n is not None and self.cards[n].revision == revision:
-                numbers.add(n)
-        return numbers
+    # -- searching ---------------------------------------------------------------------------
 
     def search(
         self,
@@ -303,64 +247,132 @@ class RecallIndex:
     ) -> Recall:
         """The first ``limit`` hits of the ranking (all with None) and the ranking's size.
 
-        Matching sets come from the inverted indexes with set operations, so only the hits
-        returned are materialised; the head is exactly the head of the full ranking. Entries
-        whose ``(id, revision)`` is in ``seen`` (already handed in this session) are ranked as
-        usual, so they still take their key, but are left out of both hits and total.
+        A card scores its strongest match only: a changed path equal to one of its files (1000),
+        a changed path inside one of its folders, component-aware (800), one of its identifiers
+        given whole (700), all terms of one of its keyword groups among the query's terms (500;
+        terms come from the paths, the identifiers split, and the words). Hits are ordered by
+        score, then id. With ``repository``, only that repository's own entries and
+        account-scoped entries are visible, and one key yields one card: the repository's own
+        entry shadows account-scoped ones (whether or not it matches); among equals the
+        better-ranked wins. Entries whose ``(id, revision)`` is in ``seen`` (already handed in
+        this session) are ranked as usual, so they still take their key, but are left out of
+        both hits and total.
         """
         q = Query.of(paths=paths, identifiers=identifiers, words=words)
         changed_folders = frozenset(f for p in q.paths for f in (p, *folders_of(p)))
-        no_match: tuple[int, ...] = ()
-        files = set(no_match).union(*(self._by_file.get(p, no_match) for p in q.paths))
-        folders = set(no_match).union(*(self._by_folder.get(f, no_match) for f in changed_folders))
-        names = set(no_match).union(*(self._by_identifier.get(i, no_match) for i in q.identifiers))
-        keywords: set[int] = set()
-        if len(q.terms) >= 2:
-            keywords = keywords.union(
-                *(self._group_entries[g] for g in self._matched_groups(q.terms))
-            )
-        hidden = self._hidden_for(repository)
-        tiers: list[tuple[int, set[int]]] = []
-        taken: set[int] = set()
-        for score, matched in (
-            (SCORE_FILE, files),
-            (SCORE_FOLDER, folders),
-            (SCORE_IDENTIFIER, names),
-            (SCORE_KEYWORDS, keywords),
+        postings = self._postings
+        code, mark = self._code, self._mark
+        # Weaker matches first: a stronger one written later overwrites the code of a weaker.
+        marked = False
+        for value, lists in (
+            (1, postings.matched_groups(q.terms) if len(q.terms) >= 2 else []),
+            (2, postings.found(postings.names, q.identifiers)),
+            (3, postings.found(postings.folders, changed_folders)),
+            (4, postings.found(postings.files, q.paths)),
         ):
-            tier = matched - taken - hidden if matched else matched
-            taken |= matched
-            tiers.append((score, tier))
-        matched_all = set(no_match).union(*(tier for _, tier in tiers))
-        shared = self._shared_key
-        ambiguous = matched_all & shared
-        total = (
-            len(matched_all)
-            - len(ambiguous)
-            + len(set(map(self._key_first.__getitem__, ambiguous)))
-        )
-        # Entries the session already holds keep their place (and their key) in the ranking,
-        # but are neither handed nor counted.
-        skipped = self._seen_numbers(seen) & matched_all
-        total -= sum(1 for n in skipped if self._wins_key(n, tiers))
+            if lists:
+                touched = np.concatenate(lists) if len(lists) > 1 else lists[0]
+                code[touched] = value
+                mark[touched] = True
+                marked = True
+        if not marked:
+            return Recall((), 0)
+        matched = np.flatnonzero(mark)
+        mark[matched] = False
+        keep = self._view(repository)[matched]
+        slots = matched[keep]
+        order_keys = (len(SCORES) - code[slots]).astype(np.int64) << SCORE_SHIFT
+        order_keys |= self._rank[slots]
+        shared = self._shared[slots]
+        total = int(len(slots) - np.count_nonzero(shared)) + _distinct(self._keyid[slots[shared]])
+        skipped = self._seen_slots(seen, slots)
+        for slot in skipped:
+            total -= self._wins_key(slot, slots, order_keys)
+        hits = self._head(q, changed_folders, slots, order_keys, shared, skipped, limit)
+        return Recall(tuple(hits), total)
 
+    def _seen_slots(self, seen: Iterable[tuple[str, int]], slots: Positions) -> set[int]:
+        """Slots of the matched cards whose ``(id, revision)`` is in ``seen``."""
+        found: set[int] = set()
+        for card_id, revision in seen:
+            slot = self._slot.get(card_id)
+            if slot is None:
+                continue
+            card = self._cards[slot]
+            if card is None or card.revision != revision:
+                continue
+            at = int(np.searchsorted(slots, slot))
+            if at < len(slots) and slots[at] == slot:
+                found.add(slot)
+        return found
+
+    def _wins_key(self, slot: int, slots: Positions, order_keys: npt.NDArray[np.int64]) -> bool:
+        """True when matched ``slot`` is the first of its key in ranking order."""
+        mine = order_keys[int(np.searchsorted(slots, slot))]
+        for other in self._members[int(self._keyid[slot])]:
+            at = int(np.searchsorted(slots, other))
+            matched = other != slot and at < len(slots) and slots[at] == other
+            if matched and order_keys[at] < mine:
+                return False
+        return True
+
+    def _head(
+        self,
+        q: Query,
+        changed_folders: frozenset[str],
+        slots: Positions,
+        order_keys: npt.NDArray[np.int64],
+        shared: Mask,
+        skipped: set[int],
+        limit: int | None,
+    ) -> list[Scored]:
+        """The first ``limit`` hits in ranking order, one per key, without ``skipped``."""
+        size = len(slots)
+        if limit is not None and limit <= 0:
+            return []
+        window = size if limit is None else min(size, 2 * limit + len(skipped) + 8)
+        while True:
+            if window < size:
+                part = np.argpartition(order_keys, window)[:window]
+                order = part[np.argsort(order_keys[part])]
+            else:
+                order = np.argsort(order_keys)
+            hits = self._walk(q, changed_folders, slots, order, order_keys, shared, skipped, limit)
+            if window >= size or (limit is not None and len(hits) >= limit):
+                return hits
+            window = min(size, window * 4)
+
+    def _walk(
+        self,
+        q: Query,
+        changed_folders: frozenset[str],
+        slots: Positions,
+        order: Any,
+        order_keys: npt.NDArray[np.int64],
+        shared: Mask,
+        skipped: set[int],
+        limit: int | None,
+    ) -> list[Scored]:
         hits: list[Scored] = []
-        keys: set[str] = set()
-        for score, tier in tiers:
+        keys: set[int] = set()
+        cards = self._cards
+        keyid = self._keyid
+        for at in order.tolist():
+            slot = int(slots[at])
+            if shared[at]:
+                kid = int(keyid[slot])
+                if kid in keys:
+                    continue
+                keys.add(kid)
+            if slot in skipped:
+                continue
+            card = cards[slot]
+            assert card is not None
+            value = SCORES[len(SCORES) - int(order_keys[at] >> SCORE_SHIFT)]
+            hits.append(Scored(card, value, why_matched(card, value, q, changed_folders)))
             if limit is not None and len(hits) >= limit:
                 break
-            for n in sorted(tier):
-                card = self.cards[n]
-                if n in shared:
-                    if card.key in keys:
-                        continue
-                    keys.add(card.key)
-                if n in skipped:
-                    continue
-                hits.append(Scored(card, score, self._normal[n].why(score, q, changed_folders)))
-                if limit is not None and len(hits) >= limit:
-                    break
-        return Recall(tuple(hits), total)
+        return hits
 
     def query(
         self,
@@ -371,23 +383,22 @@ class RecallIndex:
         repository: str | None = None,
         limit: int | None = None,
     ) -> list[Scored]:
-        """Cards matching the query, by score descending then id ascending.
-
-        A card scores its strongest match only: a changed path equal to one of its files (1000),
-        a changed path inside one of its folders, component-aware (800), one of its identifiers
-        given whole (700), all terms of one of its keyword groups among the query's terms (500;
-        terms come from the paths, the identifiers split, and the words).
-
-        With ``repository``, only that repository's own entries and account-scoped entries are
-        visible, and one key yields one card: the repository's own entry shadows account-scoped
-        ones (whether or not it matches); among equals the better-ranked wins. ``limit`` returns
-        the head of the ranking only.
-        """
+        """The hits of :meth:`search` as a list (the whole ranking with no ``limit``)."""
         found = self.search(
-            paths=paths,
-            identifiers=identifiers,
-            words=words,
-            repository=repository,
-            limit=limit,
+            paths=paths, identifiers=identifiers, words=words, repository=repository, limit=limit
         )
         return list(found.hits)
+
+
+def _distinct(values: npt.NDArray[np.int32]) -> int:
+    """How many distinct values (a sort: numpy's unique hashes, slower at these sizes)."""
+    if not len(values):
+        return 0
+    ordered = np.sort(values)
+    return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+
+
+def _grown(array: Any, size: int) -> Any:
+    grown = np.zeros(size, dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from continual.associations import folders_of, normalise_path
-from continual.recall.index import (
+from continual.recall.cards import (
     SCORE_FILE,
     SCORE_FOLDER,
     SCORE_IDENTIFIER,

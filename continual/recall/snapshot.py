@@ -1,226 +1,77 @@
-"""The frozen recall snapshot of one account: lessons with their receipts, state, scope and cards."""
+"""One account's lessons and their recall index, kept current by deltas read from the change log."""
 
 from __future__ import annotations
 
+import heapq
 import threading
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import replace
 
-import orjson
 from sqlalchemy import Connection, select
 
-from continual.lifecycle import ReceiptFacts, entry_state, tally
-from continual.proofs import ProofEvidence, proofs_of_account
-from continual.recall.index import Card, RecallIndex
-from continual.tables import Account, Entry, Receipt, Repository, Suggestion
-from continual.values import Decision, EntryState, Scope, Source
-
-# The only source that widens a lesson to its account (docs/writeback.md, "Entries and receipts");
-# a proof never does (continual.proofs).
-WIDENING_SOURCES = frozenset({Source.FIX_PR.value})
+from continual.recall.cards import Card, Recall, visibility_rank
+from continual.recall.changes import changed_since, generation_of
+from continual.recall.index import RecallIndex
+from continual.recall.lessons import Lesson, mechanism_of, read_lessons
+from continual.tables import Entry
+from continual.values import EntryState
 
 
-@dataclass(frozen=True, slots=True)
-class SourceReceipt:
-    """One receipt of a lesson, as a person reading the store sees it."""
-
-    decision: str
-    reason: str | None
-    source: str
-    rule: str | None
-    span: str | None
-    seat: str
-    lab: str | None
-    pr: int
-    suggestion: str
-    review: str | None
-    set_sha256: str | None
-    actor: str | None
-    at_ms: int
-    superseded: bool
-    proof: ProofEvidence | None = None  # the suggestion's proof, evidence beside the decision
-
-
-@dataclass(frozen=True, slots=True)
-class Lesson:
-    """One live entry with everything recall and the API need: state, scope and receipts."""
-
-    id: str
-    key: str
-    repository_id: int
-    repository: str
-    scope: Scope
-    lens: str
-    title: str
-    text: str
-    state: EntryState
-    revision: int
-    sources: tuple[SourceReceipt, ...]
-    confirmations: int
-    last_confirmed_ms: int | None
-    expires_ms: int | None
-    associations: Mapping[str, Any]
-
-    def card(self) -> Card:
-        links = self.associations
-        return Card(
-            id=self.id,
-            key=self.key,
-            revision=self.revision,
-            repository=self.repository,
-            scope=self.scope.value,
-            lens=self.lens,
-            title=self.title,
-            text=self.text,
-            files=tuple(links.get("files", ())),
-            identifiers=tuple(links.get("identifiers", ())),
-            keyword_groups=tuple(tuple(g) for g in links.get("keyword_groups", ())),
-            folders=tuple(links.get("folders", ())),
-        )
-
-
-def mechanism_of(key: str) -> str:
-    """The mechanism hash at the end of an entry key (``lesson/<slug>-<hash>``)."""
-    return key.rpartition("-")[2]
-
-
-def widened(entries: Iterable[tuple[str, int, str]], merged: Iterable[tuple[int, str]]) -> set[str]:
-    """Ids of entries that widen to their account.
-
-    ``entries`` are ``(id, repository_id, key)``; ``merged`` are ``(repository_id, key)`` of
-    current accepted receipts whose source is a merged fix PR. An entry widens when such a
-    receipt of its mechanism (same hash) exists in a second repository of the account.
-    """
-    merged_in: defaultdict[str, set[int]] = defaultdict(set)
-    for repository_id, key in merged:
-        merged_in[mechanism_of(key)].add(repository_id)
-    return {
-        entry_id
-        for entry_id, repository_id, key in entries
-        if merged_in.get(mechanism_of(key), set()) - {repository_id}
-    }
-
-
-def _receipts_by_entry(conn: Connection, account_id: int) -> dict[str, list[Any]]:
-    rows = conn.execute(
-        select(Receipt, Suggestion.review_id)
-        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
-        .where(Receipt.account_id == account_id)
-        .order_by(Receipt.id)
-    ).all()
-    grouped: defaultdict[str, list[Any]] = defaultdict(list)
-    for row in rows:
-        grouped[row.entry_id].append(row)
-    return grouped
-
-
-def _source(row: Any, proofs: Mapping[str, ProofEvidence]) -> SourceReceipt:
-    return SourceReceipt(
-        decision=row.decision,
-        reason=row.reason,
-        source=row.source,
-        rule=row.rule,
-        span=row.span,
-        seat=row.seat,
-        lab=row.lab,
-        pr=row.pr,
-        suggestion=row.suggestion_id,
-        review=row.review_id,
-        set_sha256=row.set_sha256,
-        actor=row.actor,
-        at_ms=row.at_ms,
-        superseded=bool(row.superseded),
-        proof=proofs.get(row.suggestion_id),
-    )
-
-
-def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]:
-    """Every live entry of the account, ordered by repository, key and id; nothing else read."""
-    names = dict(
-        conn.execute(
-            select(Repository.id, Repository.full_name).where(Repository.account_id == account_id)
-        ).all()
-    )
-    rows = conn.execute(
-        select(Entry).where(Entry.account_id == account_id, Entry.deleted_ms.is_(None))
-    ).all()
-    receipts = _receipts_by_entry(conn, account_id)
-    proofs = proofs_of_account(conn, account_id)
-    merged = [
-        (entry.repository_id, entry.key)
-        for entry in rows
-        for r in receipts.get(entry.id, ())
-        if r.source in WIDENING_SOURCES
-        and r.decision == Decision.ACCEPTED.value
-        and not r.superseded
-    ]
-    wide = widened(((e.id, e.repository_id, e.key) for e in rows), merged)
-    lessons: list[Lesson] = []
-    for entry in rows:
-        own = receipts.get(entry.id, [])
-        counts = tally(
-            ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, bool(r.superseded)) for r in own
-        )
-        state = entry_state(
-            demoted=entry.demoted_ms is not None,
-            admitted=entry.admission is None,
-            counts=counts,
-            expires_ms=entry.expires_ms,
-            now_ms=now,
-        )
-        lessons.append(
-            Lesson(
-                id=entry.id,
-                key=entry.key,
-                repository_id=entry.repository_id,
-                repository=names.get(entry.repository_id, ""),
-                scope=Scope.ACCOUNT if entry.id in wide else Scope.REPOSITORY,
-                lens=entry.lens,
-                title=entry.title,
-                text=entry.text,
-                state=state,
-                revision=entry.revision,
-                sources=tuple(_source(r, proofs) for r in own),
-                confirmations=counts.accepted,
-                last_confirmed_ms=entry.last_confirmed_ms,
-                expires_ms=entry.expires_ms,
-                associations=orjson.loads(entry.associations or "{}"),
-            )
-        )
-    lessons.sort(key=lambda lesson: (lesson.repository, lesson.key, lesson.id))
-    return lessons
-
-
-def _visibility(card: Card, repository: str) -> int:
-    """Which of several entries with one key a repository sees (the index's rule): its own
-    entry (2), an account-scoped one born in it (1), another account-scoped one (0), none (-1)."""
-    if card.scope == Scope.ACCOUNT:
-        return 1 if card.repository == repository else 0
-    return 2 if card.repository == repository else -1
-
-
-@dataclass(frozen=True, slots=True)
 class Snapshot:
-    """An immutable view of one account's lessons at one moment; queries do no I/O."""
+    """An account's live lessons and the index of the active ones, at one store generation.
 
-    account_id: int
-    now: int
-    lessons: tuple[Lesson, ...]
-    index: RecallIndex
+    ``follow`` brings it to a later generation: the entries the change log names, with every
+    entry sharing their mechanism (widening looks across them), are read again and applied to
+    the index as a delta; expiry is applied as the clock passes it. Queries take the lock, so
+    a delta never shows half-applied.
+    """
+
+    def __init__(self, account_id: int, generation: int, now: int, lessons: list[Lesson]) -> None:
+        self.account_id = account_id
+        self.generation = generation
+        self.now = now
+        self._lock = threading.RLock()
+        self._lessons = {lesson.id: lesson for lesson in lessons}
+        self._sorted: tuple[Lesson, ...] | None = None
+        self._mechanisms: dict[str, tuple[str, ...]] = {}  # mechanism -> entry ids
+        self._expiring: list[tuple[int, str]] = []
+        for lesson in lessons:
+            self._track(lesson)
+        self.index = RecallIndex.build(
+            lesson.card for lesson in lessons if lesson.state is EntryState.ACTIVE
+        )
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def lessons(self) -> tuple[Lesson, ...]:
+        """Every live lesson, ordered by repository, key and id."""
+        with self._lock:
+            if self._sorted is None:
+                self._sorted = tuple(
+                    sorted(self._lessons.values(), key=lambda x: (x.repository, x.key, x.id))
+                )
+            return self._sorted
 
     def by_id(self) -> dict[str, Lesson]:
-        return {lesson.id: lesson for lesson in self.lessons}
+        with self._lock:
+            return dict(self._lessons)
+
+    def search(self, **query: object) -> Recall:
+        """``RecallIndex.search`` on the current lessons."""
+        with self._lock:
+            return self.index.search(**query)  # type: ignore[arg-type]
 
     def standing(self, repository: str) -> list[Card]:
         """Every active card a session in ``repository`` may be handed, one per key, in brief
         order: most confirmations, then latest confirmation, then id."""
         best: dict[str, tuple[int, Lesson]] = {}
-        for lesson in self.lessons:
+        with self._lock:
+            lessons = list(self._lessons.values())
+        for lesson in lessons:
             if lesson.state is not EntryState.ACTIVE:
                 continue
-            rank = _visibility(lesson.card(), repository)
+            rank = visibility_rank(lesson.card, repository)
             if rank < 0:
                 continue
             held = best.get(lesson.key)
@@ -230,62 +81,133 @@ class Snapshot:
             (lesson for _, lesson in best.values()),
             key=lambda x: (-x.confirmations, -(x.last_confirmed_ms or 0), x.id),
         )
-        return [lesson.card() for lesson in chosen]
+        return [lesson.card for lesson in chosen]
+
+    # -- following changes -------------------------------------------------------------------
+
+    def follow(self, conn: Connection, generation: int, now: int) -> bool:
+        """Apply the changes up to ``generation`` and the expiries up to ``now``; False when the
+        change log no longer holds them all (the caller rebuilds)."""
+        with self._lock:
+            if generation > self.generation:
+                changed = changed_since(conn, self.account_id, self.generation, generation)
+                if changed is None:
+                    return False
+                self._reload(conn, changed)
+                self.generation = generation
+            self._expire(now)
+            return True
+
+    def _reload(self, conn: Connection, changed: Iterable[str]) -> None:
+        ids = set(changed)
+        keys = {
+            row.key
+            for start in range(0, len(ids), 500)
+            for row in conn.execute(
+                select(Entry.key).where(
+                    Entry.id.in_(sorted(ids)[start : start + 500]),
+                    Entry.account_id == self.account_id,
+                )
+            )
+        }
+        keys.update(self._lessons[i].key for i in ids if i in self._lessons)
+        for mechanism in {mechanism_of(key) for key in keys}:
+            ids.update(self._mechanisms.get(mechanism, ()))
+        fresh = {
+            lesson.id: lesson
+            for lesson in read_lessons(conn, self.account_id, now=self.now, ids=sorted(ids))
+        }
+        upserts: list[Card] = []
+        removals: list[str] = []
+        for entry_id in ids:
+            self._forget(entry_id)
+            lesson = fresh.get(entry_id)
+            if lesson is None:
+                removals.append(entry_id)
+                continue
+            self._lessons[entry_id] = lesson
+            self._track(lesson)
+            if lesson.state is EntryState.ACTIVE:
+                upserts.append(lesson.card)
+            else:
+                removals.append(entry_id)
+        self.index.apply(upserts=upserts, removals=removals)
+        self._sorted = None
+
+    def _track(self, lesson: Lesson) -> None:
+        mechanism = mechanism_of(lesson.key)
+        held = self._mechanisms.get(mechanism, ())
+        if lesson.id not in held:
+            self._mechanisms[mechanism] = (*held, lesson.id)
+        if lesson.expires_ms is not None and not lesson.demoted and lesson.expires_ms > self.now:
+            heapq.heappush(self._expiring, (lesson.expires_ms, lesson.id))
+
+    def _forget(self, entry_id: str) -> None:
+        lesson = self._lessons.pop(entry_id, None)
+        if lesson is None:
+            return
+        mechanism = mechanism_of(lesson.key)
+        held = tuple(i for i in self._mechanisms.get(mechanism, ()) if i != entry_id)
+        if held:
+            self._mechanisms[mechanism] = held
+        else:
+            self._mechanisms.pop(mechanism, None)
+
+    def _expire(self, now: int) -> None:
+        """Lessons whose confirmation lapsed by ``now`` become expired and leave the index."""
+        if now <= self.now:
+            return
+        self.now = now
+        lapsed: list[str] = []
+        while self._expiring and self._expiring[0][0] <= now:
+            expires_ms, entry_id = heapq.heappop(self._expiring)
+            lesson = self._lessons.get(entry_id)
+            if lesson is None or lesson.expires_ms != expires_ms or lesson.demoted:
+                continue  # changed since: its current expiry has an entry of its own
+            self._lessons[entry_id] = replace(lesson, state=EntryState.EXPIRED)
+            lapsed.append(entry_id)
+        if lapsed:
+            self.index.apply(removals=lapsed)
+            self._sorted = None
 
 
 def build_snapshot(conn: Connection, account_id: int, *, now: int) -> Snapshot:
     """Read the account's lessons once and index the active ones."""
-    lessons = load_lessons(conn, account_id, now=now)
-    active = [lesson.card() for lesson in lessons if lesson.state is EntryState.ACTIVE]
-    return Snapshot(account_id, now, tuple(lessons), RecallIndex.build(active))
-
-
-@dataclass(frozen=True, slots=True)
-class _Cached:
-    generation: int
-    snapshot: Snapshot
+    generation = generation_of(conn, account_id)
+    return Snapshot(account_id, generation, now, read_lessons(conn, account_id, now=now))
 
 
 class SnapshotCache:
-    """Snapshots per account, reused while the account's entries stay as they were.
+    """Snapshots per account, kept current by deltas rather than rebuilt.
 
-    Every change of an entry bumps the account's `store_generation` in the same transaction, so
-    one primary-key read tells a stale snapshot; `max_age_ms` bounds how long a snapshot's clock
-    may lag (expiry). Building a snapshot reads and indexes every lesson of the account, which at
-    100,000 entries takes seconds; a hit costs that one read.
+    Every change of an entry bumps the account's store generation and logs the entry in the
+    same transaction (``continual.recall.changes``), so one primary-key read tells whether a
+    snapshot is behind, and the log says which entries to read again. A snapshot is rebuilt
+    only when the log no longer reaches back to it, or when asked about a moment more than
+    ``max_age_ms`` before its clock (its expiries cannot be undone).
     """
 
     def __init__(self, *, max_age_ms: int = 60_000, max_accounts: int = 64) -> None:
         self.max_age_ms = max_age_ms
         self.max_accounts = max_accounts
-        self._items: dict[int, _Cached] = {}
+        self._items: dict[int, Snapshot] = {}
         self._lock = threading.Lock()
         self.builds = 0
 
     def get(self, conn: Connection, account_id: int, *, now: int) -> Snapshot:
-        generation = int(
-            conn.execute(
-                select(Account.store_generation).where(Account.id == account_id)
-            ).scalar_one_or_none()
-            or 0
-        )
+        generation = generation_of(conn, account_id)
         with self._lock:
             cached = self._items.get(account_id)
         if (
             cached is not None
-            and cached.generation == generation
-            and 0 <= now - cached.snapshot.now < self.max_age_ms
+            and now >= cached.now - self.max_age_ms
+            and cached.follow(conn, generation, now)
         ):
-            return cached.snapshot
+            return cached
         snapshot = build_snapshot(conn, account_id, now=now)
         with self._lock:
             self.builds += 1
             if len(self._items) >= self.max_accounts and account_id not in self._items:
                 self._items.pop(next(iter(self._items)))
-            self._items[account_id] = _Cached(generation, snapshot)
+            self._items[account_id] = snapshot
         return snapshot
-
-
-def lessons_of(lessons: Sequence[Lesson], repository: str | None) -> list[Lesson]:
-    """The lessons of one repository (all with None)."""
-    return [x for x in lessons if repository is None or x.repository == repository]

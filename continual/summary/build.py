@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from continual.memory import MemoryItem, cited_line
 from continual.memory.items import ItemKind
-from continual.recall.index import Card
+from continual.recall.cards import Card
 
 SUMMARY_MAX_CHARS = 2_000
 SUMMARY_ID = "summary_{repository_id}"  # how an injection's entries name the summary it handed

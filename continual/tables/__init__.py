@@ -8,6 +8,7 @@ from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.orm import Base
 from continual.proofs import ProofRow
 from continual.summary.rows import MemorySummaryRow
+from continual.tables.changes import EntryChange
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
@@ -34,6 +35,7 @@ __all__ = [
     "CallRecordRow",
     "CallStatus",
     "Entry",
+    "EntryChange",
     "Injection",
     "JudgeVerdictRow",
     "LessonEvent",

@@ -9,7 +9,7 @@ from typing import Any
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.persons import Caller, Preference
 from continual.proofs import ProofEvidence
-from continual.recall.snapshot import Lesson, SourceReceipt
+from continual.recall.lessons import Lesson, SourceReceipt
 from continual.summary import SUMMARY_MAX_CHARS
 from continual.summary.store import StoredSummary
 from continual.suppression import Suppression

@@ -19,7 +19,7 @@ from sqlalchemy import Engine, select
 
 from continual import persons
 from continual.persons import Preference
-from continual.recall.snapshot import load_lessons
+from continual.recall.lessons import load_lessons
 from continual.suppression import Suppression, suppressed_entries
 from continual.surfaces import Handed, Target, hand_brief, hand_context, target_named
 from continual.tables import Account, Repository

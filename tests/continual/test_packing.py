@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continual.packing import OMITTED_LINE, Budget, Measure, approx_tokens, pack, pack_lines
-from continual.recall.index import Card, RecallIndex, Scored
+from continual.recall.cards import Card, Scored
+from continual.recall.index import RecallIndex
 
 
 def card(id: str, text: str = "Check `parse_config` in src/app.py.", revision: int = 1) -> Card:

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continual.associations import associate, split_terms
-from continual.recall.index import Card, RecallIndex
+from continual.recall.cards import Card
+from continual.recall.index import RecallIndex
 from continual.recall.scan import scan
 
 REPO = "acme/api"
@@ -179,13 +180,15 @@ def test_limit_keeps_the_head_of_the_ranking() -> None:
     ]
 
 
-def test_a_snapshot_is_frozen() -> None:
+def test_the_index_changes_only_through_apply() -> None:
     cards = [card("x", identifiers=("parse_config",))]
     index = RecallIndex.build(cards)
     cards.append(card("y", identifiers=("parse_config",)))
     assert [h.card.id for h in index.query(identifiers=["parse_config"])] == ["x"]
-    with pytest.raises(AttributeError):
-        index.cards = ()  # type: ignore[misc]
+    index.apply(upserts=[cards[1]])
+    assert [h.card.id for h in index.query(identifiers=["parse_config"])] == ["x", "y"]
+    index.apply(removals=["x", "absent"])
+    assert [h.card.id for h in index.query(identifiers=["parse_config"])] == ["y"]
     assert len(index) == 1
 
 
@@ -340,3 +343,36 @@ def test_scan_detects_a_wrong_score() -> None:
     base = card("x", files=("src/a/x.py",))
     assert scan([base], paths=["src/a/x.py"]) == [("x", 1000)]
     assert scan([replace(base, files=("src/a/y.py",))], paths=["src/a/x.py"]) == [("x", 800)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    first=cards_strategy(),
+    second=cards_strategy(),
+    dropped=st.sets(st.integers(min_value=0, max_value=12)),
+    repository=st.sampled_from([None, REPO, OTHER, "acme/new"]),
+)
+def test_deltas_answer_as_a_fresh_build(
+    first: list[Card], second: list[Card], dropped: set[int], repository: str | None
+) -> None:
+    # the second draw reuses ids of the first: those are replaced, the rest are added
+    index = RecallIndex.build(first)
+    query = {
+        "paths": ["src/a/b/c.py", "lib/zeta.py", *FILES[:2]],
+        "identifiers": list(NAMES[:2]),
+        "words": list(TERMS[:3]),
+        "repository": repository,
+    }
+    index.search(**query)  # type: ignore[arg-type]  # visibility masks exist before the delta
+    removed = [c.id for n, c in enumerate(first) if n in dropped]
+    index.apply(upserts=second, removals=removed)
+    final: dict[str, Card] = {}
+    for c in first:  # a build keeps the first card of an id, a delta the last
+        final.setdefault(c.id, c)
+    for c in removed:
+        final.pop(c, None)
+    final.update({c.id: c for c in second})
+    expected = scan(list(final.values()), **query)  # type: ignore[arg-type]
+    found = index.search(**query)  # type: ignore[arg-type]
+    assert [(h.card.id, h.score) for h in found.hits] == expected
+    assert found.total == len(expected) and len(index) == len(final)

@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import Engine
 
 from continual.proofs import NewProof, ProofEvidence, record_proofs
-from continual.recall.snapshot import build_snapshot, widened
+from continual.recall.lessons import load_lessons, widened
+from continual.recall.snapshot import build_snapshot
 from continual.summary import is_summary_id
 from continual.surfaces import hand_review_lessons
 from continual.values import Scope, Source
@@ -90,9 +91,9 @@ def test_a_proof_never_widens(engine: Engine, org: Tenant, tmp_path: Path, where
     assert set(scopes(engine, org.account_id).values()) == {Scope.REPOSITORY}
     assert handed_in(engine, org, "octo/cli", tmp_path) == []
     decide(engine, proven)
-    with engine.connect() as conn:
-        snapshot = build_snapshot(conn, org.account_id, now=NOW)
-    carried = [r for lesson in snapshot.lessons for r in lesson.sources if r.suggestion == proven]
+    with engine.connect() as conn:  # receipts are read with the lessons (a snapshot counts them)
+        lessons = load_lessons(conn, org.account_id, now=NOW)
+    carried = [r for lesson in lessons for r in lesson.sources if r.suggestion == proven]
     assert [(r.actor, r.proof is not None and r.proof.outcome) for r in carried] == [
         ("maintainer", "proven")
     ]

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from continual.proofs import ProofRow
-from continual.recall.snapshot import load_lessons
+from continual.recall.lessons import load_lessons
 from continual.tables import Receipt, Repository, Suggestion
 from ghapp.cli.review import ledgers
 from review.proof import checkout_dir

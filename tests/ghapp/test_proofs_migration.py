@@ -10,7 +10,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, insert, select
 
 from continual.proofs import ProofRow
-from continual.recall.snapshot import load_lessons
+from continual.recall.lessons import load_lessons
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from ghapp.db import alembic_config, make_engine

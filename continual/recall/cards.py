@@ -1,0 +1,138 @@
+"""What recall ranks: cards, queries in normal form, the scores, visibility and why a card matched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from continual.associations import normalise_path, parent_folder, split_terms
+from continual.values import Scope
+
+SCORE_FILE = 1000
+SCORE_FOLDER = 800
+SCORE_IDENTIFIER = 700
+SCORE_KEYWORDS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One entry as recall sees it: what is handed (title, text) and what retrieves it.
+
+    ``folders`` are extra folder associations; the folder directly holding each file is always
+    associated as well.
+    """
+
+    id: str
+    key: str
+    revision: int
+    repository: str
+    scope: str
+    lens: str
+    title: str
+    text: str
+    files: tuple[str, ...] = ()
+    identifiers: tuple[str, ...] = ()
+    keyword_groups: tuple[tuple[str, ...], ...] = ()
+    folders: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A recalled card, its score and what matched (e.g. ``folder src/a``)."""
+
+    card: Card
+    score: int
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """The head of a ranking and how many entries the whole ranking holds."""
+
+    hits: tuple[Scored, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A query in normal form: root-relative paths, whole identifiers and lower-case terms."""
+
+    paths: tuple[str, ...]
+    identifiers: tuple[str, ...]
+    terms: frozenset[str]
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        paths: Iterable[str] = (),
+        identifiers: Iterable[str] = (),
+        words: Iterable[str] = (),
+    ) -> Query:
+        norm_paths = tuple(sorted({p for p in map(normalise_path, paths) if p}))
+        names = tuple(sorted({i.strip() for i in identifiers if i.strip()}))
+        terms: set[str] = set()
+        for text in (*norm_paths, *names, *words):
+            terms.update(split_terms(text))
+        return cls(norm_paths, names, frozenset(terms))
+
+
+def card_folders(card: Card) -> tuple[str, ...]:
+    """The folders a card is associated with: its explicit ones and each file's folder."""
+    found = [normalise_path(f) for f in card.folders]
+    found.extend(parent_folder(normalise_path(f)) for f in card.files)
+    return tuple(dict.fromkeys(f for f in found if f))
+
+
+def group_key(group: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted({t.lower() for t in group}))
+
+
+def visibility_rank(card: Card, repository: str | None) -> int:
+    """Which of several entries with one key a repository sees: its own first (2), then an
+    account-scoped entry born in it (1), then other account-scoped entries (0); -1 = not visible."""
+    if repository is None:
+        return 1 if card.scope == Scope.REPOSITORY else 0
+    if card.scope == Scope.ACCOUNT:
+        return 1 if card.repository == repository else 0
+    return 2 if card.repository == repository else -1
+
+
+@dataclass(frozen=True, slots=True)
+class Normal:
+    """A card's associations in the form the index compares."""
+
+    files: tuple[str, ...]
+    folders: tuple[str, ...]
+    identifiers: tuple[str, ...]
+    groups: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, card: Card) -> Normal:
+        return cls(
+            files=tuple(dict.fromkeys(f for f in map(normalise_path, card.files) if f)),
+            folders=card_folders(card),
+            identifiers=tuple(dict.fromkeys(i for i in map(str.strip, card.identifiers) if i)),
+            groups=tuple(
+                dict.fromkeys(g for g in map(group_key, card.keyword_groups) if len(g) >= 2)
+            ),
+        )
+
+
+def why_matched(card: Card, score: int, q: Query, changed_folders: frozenset[str]) -> str:
+    """What gave ``score``: the smallest matching file, deepest folder, smallest name or group."""
+    if score == SCORE_FILE:
+        return "file " + min(f for f in map(normalise_path, card.files) if f in q.paths)
+    if score == SCORE_FOLDER:
+        folder = min(
+            (f for f in card_folders(card) if f in changed_folders),
+            key=lambda f: (-f.count("/"), f),
+        )
+        return "folder " + folder
+    if score == SCORE_IDENTIFIER:
+        return "identifier " + min(
+            i for i in map(str.strip, card.identifiers) if i in q.identifiers
+        )
+    groups = map(group_key, card.keyword_groups)
+    group = min(g for g in groups if len(g) >= 2 and q.terms.issuperset(g))
+    return "keywords " + "+".join(group)
