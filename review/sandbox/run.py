@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import signal
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +13,7 @@ from typing import IO
 
 from review.sandbox.command import LANG, Limits, bwrap_argv, environment, limited
 from review.sandbox.detect import Mechanism, Sandbox
+from review.seats.command import kill_process_group
 
 OUTPUT_TAIL_BYTES = 4000
 REAP_GRACE_S = 5.0
@@ -58,19 +57,6 @@ def _argv(
     return inner, env, workdir
 
 
-async def _end(process: asyncio.subprocess.Process) -> None:
-    """Kill the process and its group; under bubblewrap that ends the namespace and all in it."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-    try:
-        async with asyncio.timeout(REAP_GRACE_S):
-            await process.wait()
-    except TimeoutError:
-        log.warning("sandboxed process not reaped", extra={"pid": process.pid})
-
-
 async def run_sandboxed(
     sandbox: Sandbox,
     command: Sequence[str],
@@ -105,7 +91,8 @@ async def run_sandboxed(
             timed_out = True
         finally:
             # Unsandboxed, a descendant that stayed in the group is ended here too.
-            await _end(process)
+            # Under bubblewrap, killing the group ends the namespace and all in it.
+            await kill_process_group(process)
         text = _tail(output)
     if timed_out:
         return Ran(returncode=None, output=text, timed_out=True)
