@@ -16,7 +16,6 @@ from review.sandbox.detect import Mechanism, Sandbox
 from review.seats.command import kill_process_group
 
 OUTPUT_TAIL_BYTES = 4000
-REAP_GRACE_S = 5.0
 
 log = logging.getLogger(__name__)
 
