@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from review.config import ConfigError, ReviewConfig, SeatKind, load_config
 
 NO_REVIEW_HINT = "(`hindsight init` writes one; `--no-review` starts with reviews off on purpose)"
+# Arguments with these endings name a script the program is to run: it must exist.
+SCRIPT_SUFFIXES = (".py", ".sh", ".js", ".mjs", ".rb", ".pl")
 
 
 def missing_keys(config: ReviewConfig, environ: Mapping[str, str]) -> list[str]:
@@ -24,16 +28,50 @@ def missing_keys(config: ReviewConfig, environ: Mapping[str, str]) -> list[str]:
     return problems
 
 
-def usable_config(path: Path, environ: Mapping[str, str]) -> ReviewConfig:
-    """The configuration at ``path``, checked as `serve` needs it; ConfigError names the file and
-    every problem (missing file, TOML syntax with its line, unknown seat, unset key variable)."""
+def missing_programs(config: ReviewConfig, cwd: Path) -> list[str]:
+    """One problem per command seat whose program is not found, or whose script argument (a
+    path relative to the working directory, such as the template's example seat) is missing."""
+    problems = []
+    for index, seat in enumerate(config.seats):
+        if seat.kind is not SeatKind.COMMAND or not seat.command:
+            continue
+        program, *arguments = seat.command
+        if not _runnable(program, cwd):
+            problems.append(
+                f"seats[{index}] ({seat.name}): the program {program!r} is not found "
+                "(not on PATH, or not an executable file)"
+            )
+            continue
+        for argument in arguments:
+            if argument.endswith(SCRIPT_SUFFIXES) and not (cwd / argument).is_file():
+                problems.append(
+                    f"seats[{index}] ({seat.name}): {argument} does not exist in {cwd}; "
+                    "give its full path"
+                )
+    return problems
+
+
+def _runnable(program: str, cwd: Path) -> bool:
+    """Whether a seat's argv[0] can be started from ``cwd``, where seats run."""
+    if "/" not in program:
+        return shutil.which(program) is not None
+    path = cwd / program  # an absolute program stays itself
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def usable_config(
+    path: Path, environ: Mapping[str, str], *, cwd: Path | None = None
+) -> ReviewConfig:
+    """The configuration at ``path``, checked as `serve` needs it from ``cwd`` (default: here);
+    ConfigError names the file and every problem (missing file, TOML syntax with its line,
+    unknown seat, unset key variable, a command seat's missing program or script)."""
     try:
         config = load_config(path)
     except ConfigError as exc:
         raise ConfigError(
             exc.source, [*exc.problems[:-1], f"{exc.problems[-1]} {NO_REVIEW_HINT}"]
         ) from None
-    problems = missing_keys(config, environ)
+    problems = [*missing_keys(config, environ), *missing_programs(config, cwd or Path.cwd())]
     if problems:
         raise ConfigError(config.source, problems)
     return config

@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ghapp.loopback import LoopbackServer, bind
-from ghapp.registration import GitHubSite, Registration, RegistrationError, refuse_overwrite
+from ghapp.registration import (
+    MANIFEST,
+    GitHubSite,
+    Registration,
+    RegistrationError,
+    refuse_overwrite,
+)
 from ghapp.settings import Settings
 
 DEFAULT_TIMEOUT_S = 3600.0  # GitHub's code lasts an hour
@@ -94,7 +100,10 @@ def add_commands(subparsers: Any) -> None:
     setup.add_argument("--org", help="register the app on this organization (default: you)")
     setup.add_argument("--name", help="the app's name (default: app.yml's; must be unique)")
     setup.add_argument(
-        "--manifest", type=Path, default=Path("app.yml"), help="the manifest (default: app.yml)"
+        "--manifest",
+        type=Path,
+        default=MANIFEST,
+        help="the manifest (default: the app.yml installed with Hindsight)",
     )
     setup.add_argument(
         "--env-file", type=Path, default=Path(".env"), help="settings file (default: .env)"

@@ -13,7 +13,8 @@ HINDSIGHT_TOML = """\
 # and delete the others: a seat whose key variable is not set stops `serve` from starting.
 
 # A program run once per call: a `hindsight.call/1` request as JSON on stdin, the result as JSON
-# on stdout (docs/seats.md). examples/seat_example.py is a small one to start from.
+# on stdout (docs/seats.md). examples/seat_example.py is a small one to start from: its path is
+# the clone's, so outside the clone give its full path (`serve` checks the program exists).
 [[seats]]
 name = "local"                      # unique; receipts and the ledger name the seat
 lab = "local"                       # the organisation behind the model; receipts carry it

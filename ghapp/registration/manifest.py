@@ -9,6 +9,8 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import yaml
 
+# The manifest installed with the package: `hindsight setup` needs no clone to run in.
+MANIFEST = Path(__file__).with_name("app.yml")
 GITHUB_URL = "https://github.com"
 GITHUB_API_URL = "https://api.github.com"
 # app.yml ships with this placeholder; a real registration needs the server's address.
@@ -70,7 +72,7 @@ def load_manifest(
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RegistrationError(
-            f"no manifest at {path}: run from a clone, or pass --manifest"
+            f"no manifest at {path}: pass --manifest with the path of an app.yml"
         ) from None
     except yaml.YAMLError as exc:
         raise RegistrationError(f"{path} is not valid YAML: {exc}") from None

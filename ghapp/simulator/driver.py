@@ -54,6 +54,7 @@ class GitHubSimulator(PushDriver):
         self.payloads = Payloads(self.context.shapes)
         self.deliveries: list[Delivery] = []
         self.context.hooks.send = self._send
+        self.context.hooks.configure = self.configure_webhooks
         self._host = host
         self._port = port
         self._base_url: str | None = None

@@ -14,6 +14,7 @@ from ghapp.simulator.shapes import iso
 from ghapp.simulator.webhooks import Delivery
 
 Send = Callable[[str, bytes, str | None, str], Delivery]  # event, body, action, guid
+Configure = Callable[[str, str], None]  # webhook url, secret
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class HookLog:
         self._lock = threading.Lock()
         self._attempts: list[Attempt] = []
         self.send: Send | None = None
+        # Set by the simulator: where an app registered from a manifest has its webhooks sent.
+        self.configure: Configure | None = None
 
     def record(self, delivery: Delivery, *, redelivery: bool = False) -> Attempt:
         with self._lock:

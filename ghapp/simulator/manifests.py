@@ -135,11 +135,16 @@ def conversion(ctx: Context, call: Call) -> Response:
         shape = ctx.shapes.app()
     shape["description"] = str(manifest.get("description") or "")
     shape["external_url"] = str(manifest["url"])
+    webhook_secret = secrets.token_hex(20)
+    hook = manifest.get("hook_attributes")
+    if isinstance(hook, dict) and hook.get("active", True) and ctx.hooks.configure is not None:
+        # As on GitHub, the new app's events go to the manifest's webhook URL from now on.
+        ctx.hooks.configure(str(hook["url"]), webhook_secret)
     return json_response(
         {
             **shape,
             "client_secret": secrets.token_hex(20),
-            "webhook_secret": secrets.token_hex(20),
+            "webhook_secret": webhook_secret,
             "pem": key.private_pem,
         },
         status=201,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,10 +94,37 @@ def test_the_written_configuration_passes_once_its_keys_are_set(tmp_path: Path) 
     config = tmp_path / "hindsight.toml"
     config.write_text(HINDSIGHT_TOML)
     with pytest.raises(ConfigError) as failure:
-        usable_config(config, {})
+        usable_config(config, {}, cwd=ROOT)
     assert len(failure.value.problems) == 2, "both HTTP seats' variables are named"
-    loaded = usable_config(config, KEYS)
+    loaded = usable_config(config, KEYS, cwd=ROOT)
     assert [seat.name for seat in loaded.seats] == ["local", "openai", "anthropic"]
+
+
+def test_a_command_seat_that_cannot_start_is_named(tmp_path: Path) -> None:
+    """The template's example seat is a path in the clone: from another folder it is missing,
+    and so is a program that is not installed."""
+    config = tmp_path / "hindsight.toml"
+    config.write_text(HINDSIGHT_TOML)
+    with pytest.raises(ConfigError) as failure:
+        usable_config(config, KEYS, cwd=tmp_path)
+    assert failure.value.problems == (
+        f"seats[0] (local): examples/seat_example.py does not exist in {tmp_path}; "
+        "give its full path",
+    )
+    config.write_text(
+        HINDSIGHT_TOML.replace('["python3", "examples/seat_example.py"]', '["no-such-seat-x"]')
+    )
+    err = refused(["serve"], environment(tmp_path, config, **KEYS), tmp_path)
+    assert "seats[0] (local): the program 'no-such-seat-x' is not found" in err
+    script = tmp_path / "seat.sh"
+    script.write_text("#!/bin/sh\n")
+    config.write_text(
+        HINDSIGHT_TOML.replace('["python3", "examples/seat_example.py"]', '["./seat.sh"]')
+    )
+    with pytest.raises(ConfigError, match=re.escape("'./seat.sh' is not found")):
+        usable_config(config, KEYS, cwd=tmp_path)  # not executable
+    script.chmod(0o755)
+    assert usable_config(config, KEYS, cwd=tmp_path).seats[0].command == ("./seat.sh",)
 
 
 @pytest.mark.parametrize("log_format", ["text", "json"])

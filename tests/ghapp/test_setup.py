@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import queue
 import stat
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,65 +20,19 @@ from ghapp.registration.files import Credentials, env_text
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, generate_app_key
 from tests.support.browser import click_and_load
+from tests.support.setup import Setup
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import serve
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_YML = ROOT / "app.yml"
+APP_YML = ROOT / "ghapp" / "registration" / "app.yml"
 WEBHOOK_URL = "https://hindsight.test.invalid/webhooks"
-LINE_TIMEOUT_S = 60
 
 
 @pytest.fixture
 def sim() -> Iterator[GitHubSimulator]:
     with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as simulator:
         yield simulator
-
-
-class Setup:
-    """`hindsight setup` as a real process; its output lines arrive on a queue."""
-
-    def __init__(self, args: list[str], cwd: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "ghapp.cli", "setup", "--no-browser", *args],
-            cwd=cwd,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: queue.Queue[str] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-
-    def page_url(self) -> str:
-        line = self.lines.get(timeout=LINE_TIMEOUT_S)
-        assert "open http://127.0.0.1:" in line, line
-        return line.split("open ", 1)[1].split(" ", 1)[0]
-
-    def finish(self) -> tuple[int, str]:
-        code = self.process.wait(timeout=LINE_TIMEOUT_S)
-        self._close()
-        output = []
-        while not self.lines.empty():
-            output.append(self.lines.get())
-        return code, "".join(output)
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=LINE_TIMEOUT_S)
-        self._close()
-
-    def _close(self) -> None:
-        self._reader.join(LINE_TIMEOUT_S)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
 
 
 def _simulated(sim: GitHubSimulator) -> list[str]:

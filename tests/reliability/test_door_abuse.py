@@ -77,9 +77,19 @@ def connect(port: int) -> socket.socket:
 
 
 def answer(sock: socket.socket) -> tuple[int, bytes]:
-    """Read until the server closes; the status and everything it sent."""
+    """Read until the server closes; the status and everything it sent. A server that refuses an
+    upload closes with the client's bytes still unread, so the close may arrive as a reset once
+    the answer has been read."""
     data = b""
-    while chunk := sock.recv(65536):
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            if not data:
+                raise
+            break
+        if not chunk:
+            break
         data += chunk
     status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else 0
     return status, data

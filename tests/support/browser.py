@@ -65,12 +65,24 @@ def browser(tmp_path: Path) -> Iterator[Any]:
 
 
 def click_and_load(driver: Any, element: Any) -> None:
-    """Click ``element`` (a form's button or a link) and wait, bounded, for the next page: the old
-    page's root goes stale once the browser has navigated away from it."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.expected_conditions import staleness_of
+    """Click ``element`` (a form's button or a link) and wait, bounded, for the next page: a mark
+    set on the old page's window is gone once the browser has loaded another document. (Waiting
+    for the old root to go stale races the navigation: Chromium may answer mid-way with an
+    inspector error instead of a stale element.)"""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.wait import WebDriverWait
 
-    old = driver.find_element(By.TAG_NAME, "html")
+    driver.execute_script("window.__hindsightOldPage = true;")
     element.click()
-    WebDriverWait(driver, PAGE_LOAD_TIMEOUT_S).until(staleness_of(old))
+
+    def loaded(d: Any) -> bool:
+        return bool(
+            d.execute_script(
+                "return window.__hindsightOldPage === undefined"
+                " && document.readyState === 'complete';"
+            )
+        )
+
+    WebDriverWait(driver, PAGE_LOAD_TIMEOUT_S, ignored_exceptions=(WebDriverException,)).until(
+        loaded
+    )
