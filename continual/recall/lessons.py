@@ -248,9 +248,12 @@ def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
-def _counts_query(account_id: int) -> Any:
+def _counts_query(account_id: int | None) -> Any:
+    """Receipt counts per entry: of the whole account, or (None) of the entries the caller
+    names, whose ids already fix the account."""
     accepted = Receipt.decision == Decision.ACCEPTED.value
     labelled = and_(accepted, Receipt.lab.is_not(None), Receipt.lab != "")
+    owned = [] if account_id is None else [Receipt.account_id == account_id]
     return (
         select(
             Receipt.entry_id,
@@ -259,7 +262,7 @@ def _counts_query(account_id: int) -> Any:
             func.sum(case((labelled, 1), else_=0)).label("labelled"),
             func.max(case((accepted, Receipt.at_ms))).label("last"),
         )
-        .where(Receipt.account_id == account_id, Receipt.superseded.is_(False))
+        .where(*owned, Receipt.superseded.is_(False))
         .group_by(Receipt.entry_id)
     )
 
@@ -280,15 +283,20 @@ def read_lessons(
     of them, or those of ``ids``. Widening looks at the merged fix PRs of the entries read, so a partial
     read must hold every entry of the mechanisms it touches."""
     reader = _Reader(conn, account_id, now)
-    live = select(*ENTRY_COLUMNS).where(Entry.account_id == account_id, Entry.deleted_ms.is_(None))
-    counts_query, merged_query = _counts_query(account_id), _merged_query(account_id)
+    live = select(*ENTRY_COLUMNS, Entry.account_id).where(Entry.deleted_ms.is_(None))
+    merged_query = _merged_query(account_id)
     if ids is None:
-        parts: Iterable[tuple[Any, Any, Any]] = [(live, counts_query, merged_query)]
+        parts: Iterable[tuple[Any, Any, Any]] = [
+            (live.where(Entry.account_id == account_id), _counts_query(account_id), merged_query)
+        ]
     else:
+        # By the entries' ids alone, the account checked on each entry row (a receipt's entry
+        # is of its account): with the account in the WHERE clause, SQLite's planner walks the
+        # account's whole index instead.
         parts = (
             (
                 live.where(Entry.id.in_(chunk)),
-                counts_query.where(Receipt.entry_id.in_(chunk)),
+                _counts_query(None).where(Receipt.entry_id.in_(chunk)),
                 merged_query.where(Receipt.entry_id.in_(chunk)),
             )
             for chunk in _chunks(ids)
@@ -297,7 +305,7 @@ def read_lessons(
     counts: dict[str, Tally] = {}
     merged: set[str] = set()
     for entries, tallies, merges in parts:
-        rows.extend(conn.execute(entries).all())
+        rows.extend(row for row in conn.execute(entries) if row.account_id == account_id)
         for entry_id, accepted, dismissed, labelled, last in conn.execute(tallies).all():
             counts[entry_id] = Tally(accepted, dismissed, labelled, last)
         merged.update(conn.execute(merges).scalars())

@@ -103,12 +103,12 @@ class Snapshot:
         keys = {
             row.key
             for start in range(0, len(ids), 500)
-            for row in conn.execute(
-                select(Entry.key).where(
-                    Entry.id.in_(sorted(ids)[start : start + 500]),
-                    Entry.account_id == self.account_id,
+            for row in conn.execute(  # by primary key alone: see read_lessons
+                select(Entry.key, Entry.account_id).where(
+                    Entry.id.in_(sorted(ids)[start : start + 500])
                 )
             )
+            if row.account_id == self.account_id
         }
         keys.update(self._lessons[i].key for i in ids if i in self._lessons)
         for mechanism in {mechanism_of(key) for key in keys}:
