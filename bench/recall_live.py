@@ -72,9 +72,8 @@ def scatter_reference(snapshot: Snapshot, query: dict[str, object]) -> int:
     ]
     scores = np.zeros(snapshot.index.capacity, dtype=np.int32)
     for value, found in lists:
-        if found:
-            slots = np.concatenate(found)
-            np.maximum.at(scores, slots, value)
+        if len(found):
+            np.maximum.at(scores, postings.gather(found), value)
     matched = np.flatnonzero(scores)
     head = matched[np.argsort(-scores[matched], kind="stable")[:LIMIT]]
     return len(head)

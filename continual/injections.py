@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, insert, or_, select
+from sqlalchemy import Connection, bindparam, delete, insert, select
 
 from continual.persons import Recording
 from continual.suppression import Suppression
@@ -109,38 +109,52 @@ def injections_path(store_dir: Path, account_login: str, repository: str) -> Pat
     return store_dir / _safe(account_login) / _safe(name) / INJECTIONS_FILE
 
 
-def seen_in_session(
-    conn: Connection,
-    account_id: int,
-    session_id: str,
-    *,
-    now: int,
-    surfaces: Iterable[Surface] | None = None,
+# Built once: a context push runs these on every agent tool call.
+_SESSION_ROWS = select(
+    Injection.surface, Injection.set_sha256, Injection.entries, Injection.expires_ms
+).where(
+    Injection.account_id == bindparam("account_id"),
+    Injection.session_id == bindparam("session_id"),
+)
+_DROP_EXPIRED = delete(Injection).where(
+    Injection.account_id == bindparam("account_id"), Injection.expires_ms <= bindparam("now")
+)
+_RECORD = insert(Injection)
+
+
+class SessionRow(NamedTuple):
+    """One injection row of a session, as dedupe reads it."""
+
+    surface: str
+    set_sha256: str
+    entries: str  # JSON [[id, revision], …]
+    expires_ms: int | None
+
+
+def session_rows(conn: Connection, account_id: int, session_id: str) -> list[SessionRow]:
+    """The session's injection rows: one read serves both ``seen_in`` and ``recorded_in``."""
+    found = conn.execute(_SESSION_ROWS, {"account_id": account_id, "session_id": session_id})
+    return [SessionRow(*row) for row in found]
+
+
+def seen_in(
+    rows: Iterable[SessionRow], *, now: int, surfaces: Iterable[Surface] | None = None
 ) -> set[tuple[str, int]]:
-    """Every ``(id, revision)`` already handed to the session (on the given surfaces)."""
-    query = select(Injection.entries).where(
-        Injection.account_id == account_id,
-        Injection.session_id == session_id,
-        or_(Injection.expires_ms.is_(None), Injection.expires_ms > now),
-    )
-    if surfaces is not None:
-        query = query.where(Injection.surface.in_([s.value for s in surfaces]))
+    """Every ``(id, revision)`` the rows handed (on the given surfaces) that has not expired."""
+    wanted = None if surfaces is None else {s.value for s in surfaces}
     seen: set[tuple[str, int]] = set()
-    for entries in conn.execute(query).scalars():
-        seen.update((str(i), int(r)) for i, r in json.loads(entries))
+    for row in rows:
+        if row.expires_ms is not None and row.expires_ms <= now:
+            continue
+        if wanted is None or row.surface in wanted:
+            seen.update((str(i), int(r)) for i, r in json.loads(row.entries))
     return seen
 
 
-def already_recorded(conn: Connection, target: Target, session_id: str, handed: Handed) -> bool:
-    found = conn.execute(
-        select(Injection.id).where(
-            Injection.account_id == target.account_id,
-            Injection.session_id == session_id,
-            Injection.surface == handed.surface.value,
-            Injection.set_sha256 == handed.set_sha256,
-        )
-    ).first()
-    return found is not None
+def recorded_in(rows: Iterable[SessionRow], handed: Handed) -> bool:
+    """Whether the rows already hold this very set on this surface (expired or not)."""
+    surface = handed.surface.value
+    return any(r.surface == surface and r.set_sha256 == handed.set_sha256 for r in rows)
 
 
 def record_row(
@@ -152,26 +166,23 @@ def record_row(
     recording: Recording,
     now: int,
 ) -> None:
+    conn.execute(_DROP_EXPIRED, {"account_id": target.account_id, "now": now})
     conn.execute(
-        delete(Injection).where(
-            Injection.account_id == target.account_id, Injection.expires_ms <= now
-        )
-    )
-    conn.execute(
-        insert(Injection).values(
-            account_id=target.account_id,
-            repository_id=target.repository_id,
-            person_id=person_id,
-            session_id=handed.session_id,
-            surface=handed.surface.value,
-            set_sha256=handed.set_sha256,
-            entries=json.dumps(
+        _RECORD,
+        {
+            "account_id": target.account_id,
+            "repository_id": target.repository_id,
+            "person_id": person_id,
+            "session_id": handed.session_id,
+            "surface": handed.surface.value,
+            "set_sha256": handed.set_sha256,
+            "entries": json.dumps(
                 [list(e) for e in handed.entries] + [[key, 0] for key in handed.recalled]
             ),
-            chars=handed.chars,
-            at_ms=now,
-            expires_ms=now + INCOGNITO_TTL_MS if recording is Recording.INCOGNITO else None,
-        )
+            "chars": handed.chars,
+            "at_ms": now,
+            "expires_ms": now + INCOGNITO_TTL_MS if recording is Recording.INCOGNITO else None,
+        },
     )
 
 

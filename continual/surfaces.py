@@ -13,12 +13,14 @@ from sqlalchemy import Connection, Engine
 from continual.injections import (
     Handed,
     HandedLesson,
+    SessionRow,
     Target,
-    already_recorded,
     injections_path,
     publish,
     record_row,
-    seen_in_session,
+    recorded_in,
+    seen_in,
+    session_rows,
     target_named,
     target_of,
 )
@@ -31,10 +33,11 @@ from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
 from continual.summary.store import StoredSummary, current_summary
 from continual.suppression import (
     DEFAULT_SUPPRESS_DAYS,
+    Standing,
     Suppression,
+    mechanisms,
     refused_cards,
     render_dismissed,
-    suppressions,
 )
 from continual.values import Surface
 
@@ -118,15 +121,13 @@ def _deliver(
     with _transaction(conn_or_engine) as conn:
         target = locate(conn)
         snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-        seen: set[tuple[str, int]] = set()
+        rows: list[SessionRow] = []
         if recording is not Recording.OFF:
-            seen = seen_in_session(
-                conn, target.account_id, session_id, now=now, surfaces=dedupe_surfaces
-            )
-        handed = compose(conn, target, snapshot, seen)
+            rows = session_rows(conn, target.account_id, session_id)
+        handed = compose(conn, target, snapshot, seen_in(rows, now=now, surfaces=dedupe_surfaces))
         if not handed.text or recording is Recording.OFF:
             return handed
-        if already_recorded(conn, target, session_id, handed):
+        if recorded_in(rows, handed):
             return _with_recorded(handed)
         record_row(conn, target, handed, person_id=person_id, recording=recording, now=now)
     handed = _with_recorded(handed)
@@ -219,7 +220,7 @@ def hand_review_lessons(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        found = suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
+        found = _suppressions(conn, target, snapshot, now, suppress_days)
         lessons = _query_hand(
             snapshot,
             target,
@@ -258,12 +259,22 @@ def hand_review_lessons(
     )
 
 
-def _refused(
-    conn: Connection, target: Target, now: int, suppress_days: int
-) -> set[tuple[str, int]]:
-    return refused_cards(
-        suppressions(conn, target.repository_id, now_ms=now, suppress_days=suppress_days)
+def _suppressions(
+    conn: Connection, target: Target, snapshot: Snapshot, now: int, suppress_days: int
+) -> tuple[Suppression, ...]:
+    """The repository's standing suppressions; its refused mechanisms are read once per store
+    generation (a dismissal, demotion or lift changes an entry, so the generation)."""
+    standing = snapshot.remembered(
+        ("suppressions", target.repository_id, suppress_days),
+        lambda: Standing(tuple(mechanisms(conn, target.repository_id)), suppress_days),
     )
+    return standing.at(now)
+
+
+def _refused(
+    conn: Connection, target: Target, snapshot: Snapshot, now: int, suppress_days: int
+) -> set[tuple[str, int]]:
+    return refused_cards(_suppressions(conn, target, snapshot, now, suppress_days))
 
 
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
@@ -335,7 +346,7 @@ def hand_brief(
             budgets=(budget,),
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
-            seen=seen | _refused(conn, target, now, suppress_days),
+            seen=seen | _refused(conn, target, snapshot, now, suppress_days),
         )
         handed = _handed(Surface.BRIEF, session_id, packed)
         if preference.surfacing < SURFACING_MEMORY:
@@ -404,7 +415,7 @@ def hand_context(
         return _query_hand(
             snapshot,
             target,
-            seen | _refused(conn, target, now, suppress_days),
+            seen | _refused(conn, target, snapshot, now, suppress_days),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -454,7 +465,7 @@ def preview_recall(
 ) -> tuple[Handed, Snapshot]:
     """What the next session in the repository would be handed; nothing is recorded."""
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
-    refused = _refused(conn, target, now, suppress_days)
+    refused = _refused(conn, target, snapshot, now, suppress_days)
     packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
     return _handed(Surface.RECALL, "", packed), snapshot
 
@@ -478,7 +489,7 @@ def hand_recall(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        refused = _refused(conn, target, now, suppress_days)
+        refused = _refused(conn, target, snapshot, now, suppress_days)
         packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
         return _handed(Surface.RECALL, session_id, packed)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from continual.tables import Account, Entry, EntryChange
 
@@ -46,11 +46,13 @@ def note_entry_change(conn: Connection, entry_id: str, account_id: int | None = 
     return generation
 
 
+# Built once: every question any surface asks starts with this read.
+_GENERATION = select(Account.store_generation).where(Account.id == bindparam("account_id"))
+
+
 def generation_of(conn: Connection, account_id: int) -> int:
     """The account's store generation: one primary-key read."""
-    found = conn.execute(
-        select(Account.store_generation).where(Account.id == account_id)
-    ).scalar_one_or_none()
+    found = conn.execute(_GENERATION, {"account_id": account_id}).scalar_one_or_none()
     return int(found or 0)
 
 

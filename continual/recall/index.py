@@ -264,14 +264,14 @@ class RecallIndex:
         code, mark = self._code, self._mark
         # Weaker matches first: a stronger one written later overwrites the code of a weaker.
         marked = False
-        for value, lists in (
-            (1, postings.matched_groups(q.terms) if len(q.terms) >= 2 else []),
+        for value, numbers in (
+            (1, postings.matched_groups(q.terms) if len(q.terms) >= 2 else None),
             (2, postings.found(postings.names, q.identifiers)),
             (3, postings.found(postings.folders, changed_folders)),
             (4, postings.found(postings.files, q.paths)),
         ):
-            if lists:
-                touched = np.concatenate(lists) if len(lists) > 1 else lists[0]
+            if numbers is not None and len(numbers):
+                touched = postings.gather(numbers)
                 code[touched] = value
                 mark[touched] = True
                 marked = True

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import heapq
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import replace
+from typing import TypeVar
 
 from sqlalchemy import Connection, select
 
@@ -15,6 +16,9 @@ from continual.recall.index import RecallIndex
 from continual.recall.lessons import Lesson, mechanism_of, read_lessons
 from continual.tables import Entry
 from continual.values import EntryState
+
+T = TypeVar("T")
+MAX_REMEMBERED = 256  # derived values a snapshot keeps (one or two per repository asked about)
 
 
 class Snapshot:
@@ -35,6 +39,7 @@ class Snapshot:
         self._sorted: tuple[Lesson, ...] | None = None
         self._mechanisms: dict[str, tuple[str, ...]] = {}  # mechanism -> entry ids
         self._expiring: list[tuple[int, str]] = []
+        self._remembered: dict[Hashable, object] = {}
         for lesson in lessons:
             self._track(lesson)
         self.index = RecallIndex.build(
@@ -83,6 +88,20 @@ class Snapshot:
         )
         return [lesson.card for lesson in chosen]
 
+    def remembered(self, name: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, a value read from the store that only an entry change can alter (every
+        such change, receipts included, bumps the generation), kept until this snapshot follows
+        a change. Concurrent first asks may both compute; either answer is current."""
+        with self._lock:
+            if name in self._remembered:
+                return self._remembered[name]  # type: ignore[return-value]
+        value = compute()
+        with self._lock:
+            if len(self._remembered) >= MAX_REMEMBERED:
+                self._remembered.pop(next(iter(self._remembered)))
+            self._remembered[name] = value
+        return value
+
     # -- following changes -------------------------------------------------------------------
 
     def follow(self, conn: Connection, generation: int, now: int) -> bool:
@@ -94,6 +113,7 @@ class Snapshot:
                 if changed is None:
                     return False
                 self._reload(conn, changed)
+                self._remembered.clear()
                 self.generation = generation
             self._expire(now)
             return True
@@ -201,6 +221,7 @@ class SnapshotCache:
         if (
             cached is not None
             and now >= cached.now - self.max_age_ms
+            and generation >= cached.generation  # lower: the account was purged since
             and cached.follow(conn, generation, now)
         ):
             return cached

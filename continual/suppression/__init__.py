@@ -16,9 +16,11 @@ from continual.suppression.rules import (
     unrefused,
 )
 from continual.suppression.store import (
+    Standing,
     Withheld,
     mechanisms,
     record_withheld,
+    standing_suppressions,
     suppressed_entries,
     suppressions,
 )
@@ -29,6 +31,7 @@ __all__ = [
     "PATH_REASONS",
     "Mechanism",
     "PathReceipt",
+    "Standing",
     "Suppression",
     "Withheld",
     "is_repository_wide",
@@ -36,6 +39,7 @@ __all__ = [
     "record_withheld",
     "refused_cards",
     "render_dismissed",
+    "standing_suppressions",
     "suppressed_entries",
     "suppressing",
     "suppressions",

@@ -104,10 +104,42 @@ def suppressions(
     suppress_days: int = DEFAULT_SUPPRESS_DAYS,
 ) -> tuple[Suppression, ...]:
     """Every suppression standing in the repository now, ordered by entry id, then path."""
+    return standing_suppressions(
+        mechanisms(conn, repository_id), now_ms=now_ms, suppress_days=suppress_days
+    )
+
+
+class Standing:
+    """The suppressions of a fixed set of mechanisms as the clock moves. Time only ends a
+    suppression (``until_ms``), so an answer holds from the moment it was computed until the
+    first of its suppressions lapses; only then (or when asked about an earlier moment) is it
+    computed again."""
+
+    def __init__(self, found: Sequence[Mechanism], suppress_days: int) -> None:
+        self._found = found
+        self._suppress_days = suppress_days
+        self._held: tuple[int, int | None, tuple[Suppression, ...]] | None = None
+
+    def at(self, now_ms: int) -> tuple[Suppression, ...]:
+        held = self._held  # replaced whole, never changed: safe to read without a lock
+        if held is not None:
+            since, lapse, found = held
+            if since <= now_ms and (lapse is None or now_ms < lapse):
+                return found
+        found = standing_suppressions(self._found, now_ms=now_ms, suppress_days=self._suppress_days)
+        lapse = min((s.until_ms for s in found if s.until_ms is not None), default=None)
+        self._held = (now_ms, lapse, found)
+        return found
+
+
+def standing_suppressions(
+    found: Iterable[Mechanism], *, now_ms: int, suppress_days: int = DEFAULT_SUPPRESS_DAYS
+) -> tuple[Suppression, ...]:
+    """The suppressions ``found`` mechanisms hold now, in their order."""
     return tuple(
-        found
-        for mechanism in mechanisms(conn, repository_id)
-        for found in suppressions_of(mechanism, now_ms=now_ms, suppress_days=suppress_days)
+        suppression
+        for mechanism in found
+        for suppression in suppressions_of(mechanism, now_ms=now_ms, suppress_days=suppress_days)
     )
 
 

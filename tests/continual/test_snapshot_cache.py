@@ -6,14 +6,18 @@ import pytest
 from sqlalchemy import Engine, delete, update
 
 from continual import store
+from continual.injections import Target
+from continual.persons import Preference
 from continual.recall.changes import KEEP_CHANGES, PRUNE_EVERY, generation_of
 from continual.recall.snapshot import Snapshot, SnapshotCache
-from continual.tables import Account, EntryChange
-from continual.values import EntryState, Scope, Source
+from continual.suppression import Mechanism, PathReceipt, Standing
+from continual.surfaces import preview_recall
+from continual.tables import Account, Entry, EntryChange, Receipt
+from continual.values import Decision, EntryState, Reason, Scope, Source
 from continual.writeback import apply_decisions
 from ghapp.db import make_engine, reading
 from tests.support.recall import accept, entry_of, seed
-from tests.support.store import ACCOUNT_ID, add_suggestion, decision, seed_tenant
+from tests.support.store import ACCOUNT_ID, REPO_ID, add_suggestion, decision, seed_tenant
 
 NOW = 1_700_000_000_000
 DAY_MS = 86_400_000
@@ -143,3 +147,52 @@ def test_a_merged_fix_elsewhere_widens_an_unchanged_entry(engine: Engine) -> Non
     assert scopes[app_entry.id] is Scope.ACCOUNT and cache.builds == 1
     found = snapshot.search(identifiers=["parse_config"], repository="octo/other")
     assert [h.card.id for h in found.hits] == [app_entry.id]
+
+
+def test_a_dismissal_reaches_a_cached_snapshot_at_once(db: Engine) -> None:
+    """The repository's refused mechanisms are kept with the snapshot; a dismissal changes an
+    entry, so the next question reads them again and the lesson is no longer handed."""
+    cache = SnapshotCache()
+    target = Target(ACCOUNT_ID, "octo-org", REPO_ID, "octo-org/app")
+    preference = Preference(lesson_cap=10)
+
+    def handed() -> list[str]:
+        with reading(db) as conn:
+            found, _ = preview_recall(conn, target, preference=preference, now=NOW, snapshots=cache)
+        return [entry_id for entry_id, _ in found.entries]
+
+    (lesson,) = snapshot_of(db, cache).lessons
+    assert handed() == [lesson.id]
+    assert handed() == [lesson.id], "asked again: answered from the kept suppressions"
+    refused = add_suggestion(db, pr=9)
+    later = decision(refused, Decision.DISMISSED, reason=Reason.WONT_FIX, at=1_700_000_060)
+    apply_decisions(db, [later], now=NOW)
+    assert handed() == []
+    assert cache.builds == 1
+
+
+def test_kept_suppressions_follow_the_clock() -> None:
+    """Time only ends a suppression: an answer is reused until its first suppression lapses,
+    and computed again for an earlier moment."""
+    day = 86_400_000
+    dismissed = PathReceipt(1, Decision.DISMISSED.value, "wont-fix", "src/app.py", "mona", NOW)
+    standing = Standing((Mechanism("e1", "lesson/k-1", "correctness", "T", (dismissed,)),), 2)
+    first = standing.at(NOW + 1)
+    assert [s.until_ms for s in first] == [NOW + 2 * day]
+    assert standing.at(NOW + day) is first
+    assert standing.at(NOW + 2 * day) == ()
+    again = standing.at(NOW + 1)
+    assert again == first and again is not first
+
+
+def test_an_account_whose_generation_went_back_is_rebuilt(db: Engine) -> None:
+    """A purged and re-created account starts its generations again: the cached snapshot,
+    which no delta can bring there, is rebuilt."""
+    cache = SnapshotCache()
+    assert len(snapshot_of(db, cache).lessons) == 1
+    with db.begin() as conn:
+        conn.execute(delete(Receipt))
+        conn.execute(delete(Entry))
+        conn.execute(update(Account).values(store_generation=0))
+    assert snapshot_of(db, cache).lessons == ()
+    assert cache.builds == 2
