@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import orjson
 
 from continual.associations import normalise_path, parent_folder, split_terms
 from continual.values import Scope
@@ -14,26 +17,159 @@ SCORE_IDENTIFIER = 700
 SCORE_KEYWORDS = 500
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
-    """One entry as recall sees it: what is handed (title, text) and what retrieves it.
+CARD_FIELDS = (
+    "id",
+    "key",
+    "revision",
+    "repository",
+    "scope",
+    "lens",
+    "title",
+    "text",
+    "files",
+    "identifiers",
+    "keyword_groups",
+    "folders",
+)
 
-    ``folders`` are extra folder associations; the folder directly holding each file is always
-    associated as well.
-    """
 
-    id: str
-    key: str
-    revision: int
-    repository: str
-    scope: str
-    lens: str
-    title: str
-    text: str
+class Links(NamedTuple):
+    """What retrieves a card: its files, identifiers, keyword groups and extra folders."""
+
     files: tuple[str, ...] = ()
     identifiers: tuple[str, ...] = ()
     keyword_groups: tuple[tuple[str, ...], ...] = ()
     folders: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, stored: str | None) -> Links:
+        """The links of an entry's ``associations`` column (JSON)."""
+        data = orjson.loads(stored or "{}")
+        return cls(
+            tuple(data.get("files", ())),
+            tuple(data.get("identifiers", ())),
+            tuple(map(tuple, data.get("keyword_groups", ()))),
+            tuple(data.get("folders", ())),
+        )
+
+
+class Card:
+    """One entry as recall sees it: what is handed (title, text) and what retrieves it.
+
+    ``folders`` are extra folder associations; the folder directly holding each file is always
+    associated as well. A card read from the store keeps its links as the stored JSON until
+    they are first asked for (the index numbers them once at its build; only a hit's "why" or a
+    change needs them again), which is most of what a snapshot would otherwise hold and build.
+    Immutable by convention: nothing assigns to a card after it is made.
+    """
+
+    __slots__ = ("_links", "id", "key", "lens", "repository", "revision", "scope", "text", "title")
+
+    def __init__(
+        self,
+        id: str,
+        key: str,
+        revision: int,
+        repository: str,
+        scope: str,
+        lens: str,
+        title: str,
+        text: str,
+        files: Iterable[str] = (),
+        identifiers: Iterable[str] = (),
+        keyword_groups: Iterable[Iterable[str]] = (),
+        folders: Iterable[str] = (),
+    ) -> None:
+        self.id = id
+        self.key = key
+        self.revision = revision
+        self.repository = repository
+        self.scope = scope
+        self.lens = lens
+        self.title = title
+        self.text = text
+        self._links: Links | str | None = Links(
+            tuple(files), tuple(identifiers), tuple(map(tuple, keyword_groups)), tuple(folders)
+        )
+
+    @classmethod
+    def stored(
+        cls,
+        id: str,
+        key: str,
+        revision: int,
+        repository: str,
+        scope: str,
+        lens: str,
+        title: str,
+        text: str,
+        associations: str | None,
+    ) -> Card:
+        """A card whose links are an entry's stored ``associations`` JSON, parsed on demand."""
+        card = cls.__new__(cls)
+        card.id, card.key, card.revision = id, key, revision
+        card.repository, card.scope, card.lens = repository, scope, lens
+        card.title, card.text = title, text
+        card._links = associations
+        return card
+
+    def links(self) -> Links:
+        """The links, parsed (and kept) on first use."""
+        held = self._links
+        if isinstance(held, Links):
+            return held
+        parsed = self._links = Links.parse(held)
+        return parsed
+
+    def peek_links(self) -> Links:
+        """The links, parsed if need be without keeping them (for one pass over every card)."""
+        held = self._links
+        return held if isinstance(held, Links) else Links.parse(held)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return self.links().files
+
+    @property
+    def identifiers(self) -> tuple[str, ...]:
+        return self.links().identifiers
+
+    @property
+    def keyword_groups(self) -> tuple[tuple[str, ...], ...]:
+        return self.links().keyword_groups
+
+    @property
+    def folders(self) -> tuple[str, ...]:
+        return self.links().folders
+
+    def replaced(self, **changes: Any) -> Card:
+        """A copy with ``changes`` (any of the constructor's arguments)."""
+        fields = {name: getattr(self, name) for name in CARD_FIELDS}
+        return Card(**{**fields, **changes})
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.id,
+            self.key,
+            self.revision,
+            self.repository,
+            self.scope,
+            self.lens,
+            self.title,
+            self.text,
+            self.peek_links(),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self is other or self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.key, self.revision, self.text))
+
+    def __repr__(self) -> str:
+        return f"Card(id={self.id!r}, key={self.key!r}, revision={self.revision})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from sqlalchemy import Connection, and_, case, func, select
 
 from continual.lifecycle import ReceiptFacts, Tally, entry_state, tally
@@ -146,7 +145,6 @@ class _Reader:
             ).all()
         )
         self._shared = _Shared()
-        self._groups = _SharedGroups(self._shared)
 
     def lessons(
         self,
@@ -204,22 +202,17 @@ class _Reader:
         )
 
     def _card(self, row: Any, repository: str, scope: Scope) -> Card:
-        """The recall card; equal association strings and keyword groups are shared."""
-        links = orjson.loads(row.associations or "{}")
-        share = self._shared.__getitem__
-        return Card(
+        """The recall card, its links left as stored until asked for (``Card.stored``)."""
+        return Card.stored(
             row.id,
             row.key,
             row.revision,
             repository,
             scope.value,
-            share(row.lens),
+            self._shared[row.lens],
             row.title,
             row.text,
-            tuple(map(share, links.get("files", ()))),
-            tuple(map(share, links.get("identifiers", ()))),
-            tuple(map(self._groups.__getitem__, map(tuple, links.get("keyword_groups", ())))),
-            tuple(map(share, links.get("folders", ()))),
+            row.associations,
         )
 
 
@@ -229,18 +222,6 @@ class _Shared(dict[Any, Any]):
     def __missing__(self, value: Any) -> Any:
         self[value] = value
         return value
-
-
-class _SharedGroups(dict[tuple[str, ...], tuple[str, ...]]):
-    """One tuple per distinct keyword group, its terms shared through ``strings``."""
-
-    def __init__(self, strings: _Shared) -> None:
-        super().__init__()
-        self._strings = strings
-
-    def __missing__(self, group: tuple[str, ...]) -> tuple[str, ...]:
-        shared = self[group] = tuple(map(self._strings.__getitem__, group))
-        return shared
 
 
 def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:

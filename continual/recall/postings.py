@@ -28,8 +28,7 @@ class Postings:
 
     Arrays are replaced, never changed in place, so an array handed to a query stays valid. A
     keyword group is filed under its two rarest terms: a query completes a group only if it
-    holds both, and rare pairs keep the groups to verify few. A pair keeps the numbers of its
-    two-term groups (complete as soon as the pair is), and its longer groups to verify.
+    holds both, and rare pairs keep the groups to verify few.
     """
 
     def __init__(self) -> None:
@@ -41,7 +40,10 @@ class Postings:
         self._bounds: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
         self._changed: dict[int, Slots] = {}
         self._count = 0
-        self._pairs: dict[str, dict[str, Filed]] = {}
+        # Groups filed under their two rarest terms: two-term groups by posting number (complete
+        # as soon as the pair is), longer groups whole (the query must hold their other terms).
+        self._pairs: dict[str, dict[str, list[int]]] = {}
+        self._longer: dict[str, dict[str, list[Group]]] = {}
         self._term_count: dict[str, int] = {}
 
     # -- building ------------------------------------------------------------------------------
@@ -60,10 +62,11 @@ class Postings:
         extend, flat = numbers.extend, chain.from_iterable
         for card in cards:
             before = len(numbers)
-            extend(flat(map(files, card.files)))
-            extend(flat(map(folders.__getitem__, card.folders)))
-            extend(flat(map(names.__getitem__, card.identifiers)))
-            extend(flat(map(groups.__getitem__, card.keyword_groups)))
+            links = card.peek_links()
+            extend(flat(map(files, links.files)))
+            extend(flat(map(folders.__getitem__, links.folders)))
+            extend(flat(map(names.__getitem__, links.identifiers)))
+            extend(flat(map(groups.__getitem__, links.keyword_groups)))
             counts.append(len(numbers) - before)
         by_number = np.array(numbers, dtype=np.int64)
         order = np.argsort(by_number, kind="stable")
@@ -102,27 +105,26 @@ class Postings:
             first, second = (a, b) if (count[a], a) <= (count[b], b) else (b, a)
         else:
             first, second = sorted(group, key=lambda t: (count[t], t))[:2]
-        seconds = self._pairs.setdefault(first, {})
-        filed = seconds.get(second)
-        if filed is None:
-            filed = seconds[second] = Filed()
         if len(group) == 2:
-            filed.two.append(self.groups[group])
+            self._pairs.setdefault(first, {}).setdefault(second, []).append(self.groups[group])
         else:
-            filed.longer.append(group)
+            self._longer.setdefault(first, {}).setdefault(second, []).append(group)
 
     def _unfile(self, group: Group, number: int) -> None:
         """Take ``group`` (posting ``number``) out of the pair it was filed under (any two of
         its terms: the counts that chose them may have moved since)."""
+        table: dict[str, dict[str, list[Any]]] = self._pairs if len(group) == 2 else self._longer
+        item = number if len(group) == 2 else group
         for first, second in permutations(group, 2):
-            seconds = self._pairs.get(first)
+            seconds = table.get(first)
             filed = None if seconds is None else seconds.get(second)
-            if filed is None or not filed.take(group, number):
+            if filed is None or item not in filed:
                 continue
-            if not filed.two and not filed.longer:
+            filed.remove(item)
+            if not filed:
                 del seconds[second]  # type: ignore[union-attr]
                 if not seconds:
-                    del self._pairs[first]
+                    del table[first]
             break
         for term in group:
             self._term_count[term] -= 1
@@ -214,37 +216,20 @@ class Postings:
     def matched_groups(self, terms: frozenset[str]) -> Numbers:
         """The posting numbers of the groups whose every term is in ``terms``, found through
         their pairs."""
-        pairs = self._pairs
-        groups = self.groups
         matched: list[int] = []
+        extend = matched.extend
+        pairs = self._pairs
         for first in terms & pairs.keys():
             seconds = pairs[first]
             for second in seconds.keys() & terms:
-                filed = seconds[second]
-                matched.extend(filed.two)
-                if filed.longer:
-                    matched.extend(groups[g] for g in filed.longer if terms.issuperset(g))
+                extend(seconds[second])
+        longer = self._longer
+        groups = self.groups
+        for first in terms & longer.keys():
+            filed = longer[first]
+            for second in filed.keys() & terms:
+                extend(groups[g] for g in filed[second] if terms.issuperset(g))
         return np.array(matched, dtype=np.int64) if matched else NO_NUMBERS
-
-
-class Filed:
-    """The groups filed under one pair of terms: two-term groups by posting number, longer
-    groups whole (a query must hold their other terms too)."""
-
-    __slots__ = ("longer", "two")
-
-    def __init__(self) -> None:
-        self.two: list[int] = []
-        self.longer: list[Group] = []
-
-    def take(self, group: Group, number: int) -> bool:
-        """Remove ``group``; False when it is not filed here."""
-        held: list[Any] = self.two if len(group) == 2 else self.longer
-        item = number if len(group) == 2 else group
-        if item not in held:
-            return False
-        held.remove(item)
-        return True
 
 
 class _Numbering(dict[Any, tuple[int, ...]]):

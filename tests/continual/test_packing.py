@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -133,7 +132,7 @@ def test_set_sha256_is_the_hash_of_the_exact_text() -> None:
 
 
 def test_a_ranking_head_counts_the_rest_of_the_ranking_as_omitted() -> None:
-    index = RecallIndex.build([replace(c, folders=("src",)) for c in CARDS])
+    index = RecallIndex.build([c.replaced(folders=("src",)) for c in CARDS])
     head = index.search(paths=["src/app.py"], limit=3)
     assert head.total == 10
     packed = pack(head.hits, cap=2, render=render, total=head.total)

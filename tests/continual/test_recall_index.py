@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -342,7 +340,7 @@ def test_scan_detects_a_wrong_score() -> None:
     # guards the agreement test: the reference is not trivially equal to the index
     base = card("x", files=("src/a/x.py",))
     assert scan([base], paths=["src/a/x.py"]) == [("x", 1000)]
-    assert scan([replace(base, files=("src/a/y.py",))], paths=["src/a/x.py"]) == [("x", 800)]
+    assert scan([base.replaced(files=("src/a/y.py",))], paths=["src/a/x.py"]) == [("x", 800)]
 
 
 @settings(max_examples=150, deadline=None)
@@ -376,3 +374,24 @@ def test_deltas_answer_as_a_fresh_build(
     found = index.search(**query)  # type: ignore[arg-type]
     assert [(h.card.id, h.score) for h in found.hits] == expected
     assert found.total == len(expected) and len(index) == len(final)
+
+
+def test_a_stored_card_is_the_card_its_links_describe() -> None:
+    """A card read from the store keeps its links as JSON until asked; it indexes, compares
+    and answers as the card built from the same values."""
+    links = (
+        '{"files": ["src/a/x.py"], "identifiers": ["load"], "keyword_groups": [["beta", "alpha"]]}'
+    )
+    stored = Card.stored(
+        "x", "lesson/x", 1, REPO, "repository", "correctness", "title x", "Check x.", links
+    )
+    built = card("x", files=("src/a/x.py",), identifiers=("load",), groups=(("beta", "alpha"),))
+    built = built.replaced(lens="correctness")
+    assert stored == built and hash(stored) == hash(built)
+    assert stored.replaced(revision=2) != built
+    index = RecallIndex.build([stored])
+    assert [(h.card.id, h.score) for h in index.query(paths=["src/a/x.py"])] == [("x", 1000)]
+    assert [h.why for h in index.query(words=["alpha", "beta"])] == ["keywords alpha+beta"]
+    assert stored.keyword_groups == (("beta", "alpha"),) and stored.folders == ()
+    empty = Card.stored("y", "lesson/y", 1, REPO, "repository", "correctness", "t", "x", None)
+    assert empty.files == () and RecallIndex.build([empty]).query(paths=["src/a/x.py"]) == []

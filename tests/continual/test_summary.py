@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -82,7 +81,7 @@ def test_nothing_to_summarise_is_empty() -> None:
 def test_the_fingerprint_follows_revisions_and_memory_not_order() -> None:
     cards, items = [card(1), card(2)], [item(1), item(2)]
     assert fingerprint(cards, items) == fingerprint(cards[::-1], items[::-1])
-    assert fingerprint([card(1), replace(card(2), revision=3)], items) != fingerprint(cards, items)
+    assert fingerprint([card(1), card(2).replaced(revision=3)], items) != fingerprint(cards, items)
     assert fingerprint(cards, items[:1]) != fingerprint(cards, items)
 
 
