@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -120,6 +120,20 @@ class Card:
             return held
         parsed = self._links = Links.parse(held)
         return parsed
+
+    def link_lists(self) -> tuple[Sequence[str], Sequence[str], Sequence[Any], Sequence[str]]:
+        """Files, identifiers, keyword groups and folders as stored (lists) or kept (tuples),
+        without keeping a parse: for one pass over every card."""
+        held = self._links
+        if isinstance(held, Links):
+            return held
+        data = orjson.loads(held or "{}")
+        return (
+            data.get("files", ()),
+            data.get("identifiers", ()),
+            data.get("keyword_groups", ()),
+            data.get("folders", ()),
+        )
 
     def peek_links(self) -> Links:
         """The links, parsed if need be without keeping them (for one pass over every card)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -56,17 +57,21 @@ class Postings:
         numbers: list[int] = []
         counts: list[int] = []
         files = _Numbering(built._file_numbers).__getitem__
-        folders = _Numbering(lambda raw: built._number(built.folders, normalise_path(raw)))
-        names = _Numbering(lambda raw: built._number(built.names, raw.strip()))
-        groups = _Numbering(lambda raw: built._group_number(_normal_group(raw)))
+        folders = _Numbering(
+            lambda raw: built._number(built.folders, normalise_path(raw))
+        ).__getitem__
+        names = _Numbering(lambda raw: built._number(built.names, raw.strip())).__getitem__
+        groups = _Numbering(lambda raw: built._group_number(_normal_group(raw))).__getitem__
         extend, flat = numbers.extend, chain.from_iterable
         for card in cards:
+            # Numbered as soon as parsed: the parse's leftovers are freed before the next card's
+            # (held for every card at once, they would leave the heap fragmented for good).
             before = len(numbers)
-            links = card.peek_links()
-            extend(flat(map(files, links.files)))
-            extend(flat(map(folders.__getitem__, links.folders)))
-            extend(flat(map(names.__getitem__, links.identifiers)))
-            extend(flat(map(groups.__getitem__, links.keyword_groups)))
+            card_files, card_names, card_groups, card_folders = card.link_lists()
+            extend(flat(map(files, card_files)))
+            extend(flat(map(folders, card_folders)))
+            extend(flat(map(names, card_names)))
+            extend(flat(map(groups, map(tuple, card_groups))))
             counts.append(len(numbers) - before)
         by_number = np.array(numbers, dtype=np.int64)
         order = np.argsort(by_number, kind="stable")
@@ -245,6 +250,6 @@ class _Numbering(dict[Any, tuple[int, ...]]):
 
 
 def _normal_group(raw: Group) -> Group:
-    """The group in normal form, as the very tuple given when it already is (less memory)."""
-    normal = group_key(raw)
-    return raw if normal == raw else normal
+    """The group in normal form, its terms interned: a term is held once however many groups
+    name it (a hundred thousand groups share a few thousand terms)."""
+    return tuple(map(sys.intern, group_key(raw)))

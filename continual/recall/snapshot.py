@@ -39,7 +39,7 @@ class Snapshot:
         self._lock = threading.RLock()
         self._lessons = {lesson.id: lesson for lesson in lessons}
         self._sorted: tuple[Lesson, ...] | None = None
-        self._mechanisms: dict[str, tuple[str, ...]] = {}  # mechanism -> entry ids
+        self._mechanisms: dict[str, str | tuple[str, ...]] = {}  # mechanism -> entry id(s)
         self._expiring: list[tuple[int, str]] = []
         self._remembered: dict[Hashable, object] = {}
         for lesson in lessons:
@@ -134,7 +134,7 @@ class Snapshot:
         }
         keys.update(self._lessons[i].key for i in ids if i in self._lessons)
         for mechanism in {mechanism_of(key) for key in keys}:
-            ids.update(self._mechanisms.get(mechanism, ()))
+            ids.update(self._peers(mechanism))
         fresh = {
             lesson.id: lesson
             for lesson in read_lessons(conn, self.account_id, now=self.now, ids=sorted(ids))
@@ -156,11 +156,16 @@ class Snapshot:
         self.index.apply(upserts=upserts, removals=removals)
         self._sorted = None
 
+    def _peers(self, mechanism: str) -> tuple[str, ...]:
+        held = self._mechanisms.get(mechanism, ())
+        return (held,) if isinstance(held, str) else held
+
     def _track(self, lesson: Lesson) -> None:
         mechanism = mechanism_of(lesson.key)
-        held = self._mechanisms.get(mechanism, ())
+        held = self._peers(mechanism)
         if lesson.id not in held:
-            self._mechanisms[mechanism] = (*held, lesson.id)
+            # Most mechanisms have one entry: held as the id itself, not a tuple of one.
+            self._mechanisms[mechanism] = (*held, lesson.id) if held else lesson.id
         if lesson.expires_ms is not None and not lesson.demoted and lesson.expires_ms > self.now:
             heapq.heappush(self._expiring, (lesson.expires_ms, lesson.id))
 
@@ -169,9 +174,9 @@ class Snapshot:
         if lesson is None:
             return
         mechanism = mechanism_of(lesson.key)
-        held = tuple(i for i in self._mechanisms.get(mechanism, ()) if i != entry_id)
+        held = tuple(i for i in self._peers(mechanism) if i != entry_id)
         if held:
-            self._mechanisms[mechanism] = held
+            self._mechanisms[mechanism] = held if len(held) > 1 else held[0]
         else:
             self._mechanisms.pop(mechanism, None)
 
