@@ -63,25 +63,47 @@ class Lesson:
     """One live entry with everything recall and the API need: state, scope and receipts.
 
     ``sources`` are read by ``load_lessons``; a recall snapshot reads the counts only and leaves
-    them empty.
+    them empty. What the card holds (id, key, repository, lens, title, text, revision) is read
+    from it, not held twice: a snapshot holds a lesson per entry.
     """
 
-    id: str
-    key: str
+    card: Card
     repository_id: int
-    repository: str
     scope: Scope
-    lens: str
-    title: str
-    text: str
     state: EntryState
-    revision: int
     sources: tuple[SourceReceipt, ...]
     confirmations: int
     last_confirmed_ms: int | None
     expires_ms: int | None
     demoted: bool
-    card: Card
+
+    @property
+    def id(self) -> str:
+        return self.card.id
+
+    @property
+    def key(self) -> str:
+        return self.card.key
+
+    @property
+    def repository(self) -> str:
+        return self.card.repository
+
+    @property
+    def lens(self) -> str:
+        return self.card.lens
+
+    @property
+    def title(self) -> str:
+        return self.card.title
+
+    @property
+    def text(self) -> str:
+        return self.card.text
+
+    @property
+    def revision(self) -> int:
+        return self.card.revision
 
 
 def mechanism_of(key: str) -> str:
@@ -211,22 +233,15 @@ class _Reader:
             entry_id, key, revision, repository, scope.value, lens, title, text, associations
         )
         return Lesson(
-            entry_id,
-            key,
+            card,
             share(repository_id),
-            repository,
             scope,
-            lens,
-            title,
-            text,
             state,
-            revision,
             sources,
             counts.accepted,
             share(last_confirmed_ms),
             share(expires_ms),
             demoted_ms is not None,
-            card,
         )
 
 
