@@ -53,6 +53,9 @@ class Links(NamedTuple):
         )
 
 
+RELEASED = object()  # a card's links once its index holds them
+
+
 class Card:
     """One entry as recall sees it: what is handed (title, text) and what retrieves it.
 
@@ -88,7 +91,7 @@ class Card:
         self.lens = lens
         self.title = title
         self.text = text
-        self._links: Links | str | None = Links(
+        self._links: Links | str | object | None = Links(
             tuple(files), tuple(identifiers), tuple(map(tuple, keyword_groups)), tuple(folders)
         )
 
@@ -118,8 +121,24 @@ class Card:
         held = self._links
         if isinstance(held, Links):
             return held
-        parsed = self._links = Links.parse(held)
+        parsed = self._links = Links.parse(self._stored())
         return parsed
+
+    def release_links(self) -> None:
+        """Forget stored links that an index now holds (``RecallIndex.links``); a card made
+        with its links in hand keeps them."""
+        if not isinstance(self._links, Links):
+            self._links = RELEASED
+
+    @property
+    def released(self) -> bool:
+        return self._links is RELEASED
+
+    def _stored(self) -> str | None:
+        held = self._links
+        if held is RELEASED:
+            raise LookupError(f"card {self.id}: its links are held by its index, ask it")
+        return held  # type: ignore[return-value]
 
     def link_lists(self) -> tuple[Sequence[str], Sequence[str], Sequence[Any], Sequence[str]]:
         """Files, identifiers, keyword groups and folders as stored (lists) or kept (tuples),
@@ -127,7 +146,7 @@ class Card:
         held = self._links
         if isinstance(held, Links):
             return held
-        data = orjson.loads(held or "{}")
+        data = orjson.loads(self._stored() or "{}")
         return (
             data.get("files", ()),
             data.get("identifiers", ()),
@@ -138,7 +157,7 @@ class Card:
     def peek_links(self) -> Links:
         """The links, parsed if need be without keeping them (for one pass over every card)."""
         held = self._links
-        return held if isinstance(held, Links) else Links.parse(held)
+        return held if isinstance(held, Links) else Links.parse(self._stored())
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -171,13 +190,22 @@ class Card:
             self.lens,
             self.title,
             self.text,
-            self.peek_links(),
         )
 
+    def same_fields(self, other: Card) -> bool:
+        """Equal in everything but the links."""
+        return self._fields() == other._fields()
+
     def __eq__(self, other: object) -> bool:
+        """Equal fields and links; a card whose index holds its links compares by its fields
+        (its revision changes whenever its links do)."""
         if not isinstance(other, Card):
             return NotImplemented
-        return self is other or self._fields() == other._fields()
+        if self is other:
+            return True
+        if not self.same_fields(other):
+            return False
+        return self.released or other.released or self.peek_links() == other.peek_links()
 
     def __hash__(self) -> int:
         return hash((self.id, self.key, self.revision, self.text))
@@ -269,20 +297,17 @@ class Normal:
         )
 
 
-def why_matched(card: Card, score: int, q: Query, changed_folders: frozenset[str]) -> str:
+def why_matched(links: Normal, score: int, q: Query, changed_folders: frozenset[str]) -> str:
     """What gave ``score``: the smallest matching file, deepest folder, smallest name or group."""
     if score == SCORE_FILE:
-        return "file " + min(f for f in map(normalise_path, card.files) if f in q.paths)
+        return "file " + min(f for f in links.files if f in q.paths)
     if score == SCORE_FOLDER:
         folder = min(
-            (f for f in card_folders(card) if f in changed_folders),
+            (f for f in links.folders if f in changed_folders),
             key=lambda f: (-f.count("/"), f),
         )
         return "folder " + folder
     if score == SCORE_IDENTIFIER:
-        return "identifier " + min(
-            i for i in map(str.strip, card.identifiers) if i in q.identifiers
-        )
-    groups = map(group_key, card.keyword_groups)
-    group = min(g for g in groups if len(g) >= 2 and q.terms.issuperset(g))
+        return "identifier " + min(i for i in links.identifiers if i in q.identifiers)
+    group = min(g for g in links.groups if q.terms.issuperset(g))
     return "keywords " + "+".join(group)

@@ -122,12 +122,32 @@ class RecallIndex:
         for card_id in removals:
             self._remove(card_id, touched)
         for card in upserts:
-            if self.card(card.id) == card:
+            if self._holds(card):
                 continue
             self._remove(card.id, touched)
             self._add(card, touched)
         for kid in touched:
             self._settle_key(kid)
+
+    def _holds(self, card: Card) -> bool:
+        """Whether ``card`` is already here as it is (its links compared in normal form, as the
+        index holds them)."""
+        slot = self._slot.get(card.id)
+        held = None if slot is None else self._cards[slot]
+        if held is None or slot is None or not held.same_fields(card):
+            return False
+        mine, theirs = self._postings.links(slot), Normal.of(card)
+        return (
+            set(mine.files) == set(theirs.files)
+            and set(mine.folders) == set(theirs.folders)
+            and set(mine.identifiers) == set(theirs.identifiers)
+            and set(mine.groups) == set(theirs.groups)
+        )
+
+    def links(self, card_id: str) -> Normal | None:
+        """The links of a card held here, in normal form (its card may not keep them)."""
+        slot = self._slot.get(card_id)
+        return None if slot is None else self._postings.links(slot)
 
     def _remove(self, card_id: str, touched: set[int]) -> None:
         slot = self._slot.pop(card_id, None)
@@ -135,7 +155,7 @@ class RecallIndex:
             return
         card = self._cards[slot]
         assert card is not None
-        self._postings.remove(slot, Normal.of(card))
+        self._postings.remove(slot)
         self._cards[slot] = None
         del self._ids[bisect_left(self._ids, card_id)]
         kid = int(self._keyid[slot])
@@ -369,7 +389,8 @@ class RecallIndex:
             card = cards[slot]
             assert card is not None
             value = SCORES[len(SCORES) - int(order_keys[at] >> SCORE_SHIFT)]
-            hits.append(Scored(card, value, why_matched(card, value, q, changed_folders)))
+            why = why_matched(self._postings.links(slot), value, q, changed_folders)
+            hits.append(Scored(card, value, why))
             if limit is not None and len(hits) >= limit:
                 break
         return hits

@@ -21,6 +21,7 @@ SLOT = np.int32
 Group = tuple[str, ...]
 NO_SLOTS: Slots = np.zeros(0, dtype=SLOT)
 NO_NUMBERS: Numbers = np.zeros(0, dtype=np.int64)
+FILE, FOLDER, NAME, GROUP = range(4)  # what a posting number names
 
 
 class Postings:
@@ -30,6 +31,11 @@ class Postings:
     Arrays are replaced, never changed in place, so an array handed to a query stays valid. A
     keyword group is filed under its two rarest terms: a query completes a group only if it
     holds both, and rare pairs keep the groups to verify few.
+
+    The other way round, each slot's posting numbers are kept (one flat array as built, cut by
+    ``_slot_bounds``, and a replacement per slot changed since), and each number's name and
+    kind: a slot's links in normal form are read from here (``links``), so the cards of an
+    index need not keep theirs.
     """
 
     def __init__(self) -> None:
@@ -46,6 +52,17 @@ class Postings:
         self._pairs: dict[str, dict[str, list[int]]] = {}
         self._longer: dict[str, dict[str, list[Group]]] = {}
         self._term_count: dict[str, int] = {}
+        self._tables: tuple[dict[Any, int], ...] = (
+            self.files,
+            self.folders,
+            self.names,
+            self.groups,
+        )
+        self._names: list[Any] = []  # by posting number: the name (None once forgotten)
+        self._kinds = bytearray()  # by posting number: FILE, FOLDER, NAME or GROUP
+        self._slot_numbers: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
+        self._slot_bounds: npt.NDArray[np.int64] = np.zeros(1, dtype=np.int64)
+        self._slot_changed: dict[int, tuple[int, ...]] = {}
 
     # -- building ------------------------------------------------------------------------------
 
@@ -57,10 +74,8 @@ class Postings:
         numbers: list[int] = []
         counts: list[int] = []
         files = _Numbering(built._file_numbers).__getitem__
-        folders = _Numbering(
-            lambda raw: built._number(built.folders, normalise_path(raw))
-        ).__getitem__
-        names = _Numbering(lambda raw: built._number(built.names, raw.strip())).__getitem__
+        folders = _Numbering(lambda raw: built._number(FOLDER, normalise_path(raw))).__getitem__
+        names = _Numbering(lambda raw: built._number(NAME, raw.strip())).__getitem__
         groups = _Numbering(lambda raw: built._group_number(_normal_group(raw))).__getitem__
         extend, flat = numbers.extend, chain.from_iterable
         for card in cards:
@@ -74,6 +89,9 @@ class Postings:
             extend(flat(map(groups, map(tuple, card_groups))))
             counts.append(len(numbers) - before)
         by_number = np.array(numbers, dtype=np.int64)
+        built._slot_numbers = by_number.astype(np.int32)
+        built._slot_bounds = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=built._slot_bounds[1:])
         order = np.argsort(by_number, kind="stable")
         slots = np.repeat(np.arange(len(cards), dtype=SLOT), counts)
         built._base = slots[order]
@@ -87,20 +105,23 @@ class Postings:
 
     def _file_numbers(self, raw: str) -> tuple[int, ...]:
         path = normalise_path(raw)
-        return self._number(self.files, path) + self._number(self.folders, parent_folder(path))
+        return self._number(FILE, path) + self._number(FOLDER, parent_folder(path))
 
-    def _number(self, table: dict[Any, int], name: Any) -> tuple[int, ...]:
+    def _number(self, kind: int, name: Any) -> tuple[int, ...]:
         """The posting number of ``name`` (a new one if needed); none for an empty name."""
         if not name:
             return ()
+        table = self._tables[kind]
         number = table.get(name)
         if number is None:
             number = table[name] = self._count
             self._count += 1
+            self._names.append(name)
+            self._kinds.append(kind)
         return (number,)
 
     def _group_number(self, group: Group) -> tuple[int, ...]:
-        return self._number(self.groups, group) if len(group) >= 2 else ()
+        return self._number(GROUP, group) if len(group) >= 2 else ()
 
     def _file(self, group: Group) -> None:
         """File a numbered ``group`` under its two rarest terms."""
@@ -176,14 +197,34 @@ class Postings:
             return NO_SLOTS
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
+    def numbers_of(self, slot: int) -> Sequence[int]:
+        """The posting numbers ``slot`` is filed under."""
+        changed = self._slot_changed.get(slot)
+        if changed is not None:
+            return changed
+        if slot + 1 < len(self._slot_bounds):
+            start, end = self._slot_bounds[slot], self._slot_bounds[slot + 1]
+            return self._slot_numbers[start:end].tolist()  # type: ignore[no-any-return]
+        return ()
+
+    def links(self, slot: int) -> Normal:
+        """The links of the card in ``slot``, in normal form, from its posting numbers."""
+        found: tuple[list[Any], ...] = ([], [], [], [])
+        for number in dict.fromkeys(self.numbers_of(slot)):
+            found[self._kinds[number]].append(self._names[number])
+        files, folders, names, groups = found
+        return Normal(tuple(files), tuple(folders), tuple(names), tuple(groups))
+
     def add(self, slot: int, normal: Normal) -> None:
-        for table, names in (
-            (self.files, normal.files),
-            (self.folders, normal.folders),
-            (self.names, normal.identifiers),
+        numbers: list[int] = []
+        for kind, names in (
+            (FILE, normal.files),
+            (FOLDER, normal.folders),
+            (NAME, normal.identifiers),
         ):
-            for (number,) in map(partial(self._number, table), names):
+            for (number,) in map(partial(self._number, kind), names):
                 self._changed[number] = np.append(self.slots(number), SLOT(slot))
+                numbers.append(number)
         for group in normal.groups:
             new = group not in self.groups
             (number,) = self._group_number(group)
@@ -192,21 +233,20 @@ class Postings:
                     self._term_count[term] = self._term_count.get(term, 0) + 1
                 self._file(group)
             self._changed[number] = np.append(self.slots(number), SLOT(slot))
+            numbers.append(number)
+        self._slot_changed[slot] = tuple(numbers)
 
-    def remove(self, slot: int, normal: Normal) -> None:
-        for table, names in (
-            (self.files, normal.files),
-            (self.folders, normal.folders),
-            (self.names, normal.identifiers),
-        ):
-            for name in names:
-                if self._drop(table[name], slot):
-                    del table[name]
-        for group in normal.groups:
-            number = self.groups[group]
-            if self._drop(number, slot):
-                del self.groups[group]
-                self._unfile(group, number)
+    def remove(self, slot: int) -> None:
+        """Take ``slot`` out of every list it is filed under; a list left empty is forgotten."""
+        for number in dict.fromkeys(self.numbers_of(slot)):
+            if not self._drop(number, slot):
+                continue
+            kind, name = self._kinds[number], self._names[number]
+            del self._tables[kind][name]
+            self._names[number] = None
+            if kind == GROUP:
+                self._unfile(name, number)
+        self._slot_changed[slot] = ()
 
     def _drop(self, number: int, slot: int) -> bool:
         """Take ``slot`` out of a list; True when the list is left empty (and is forgotten)."""

@@ -47,6 +47,7 @@ class Snapshot:
         self.index = RecallIndex.build(
             lesson.card for lesson in lessons if lesson.state is EntryState.ACTIVE
         )
+        self._release(lessons)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -154,7 +155,14 @@ class Snapshot:
             else:
                 removals.append(entry_id)
         self.index.apply(upserts=upserts, removals=removals)
+        self._release(fresh.values())
         self._sorted = None
+
+    def _release(self, lessons: Iterable[Lesson]) -> None:
+        """The index holds the links of its cards (``RecallIndex.links``): the cards need not."""
+        for lesson in lessons:
+            if self.index.card(lesson.id) is lesson.card:
+                lesson.card.release_links()
 
     def _peers(self, mechanism: str) -> tuple[str, ...]:
         held = self._mechanisms.get(mechanism, ())
