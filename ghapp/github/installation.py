@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from ghapp.github.client import GitHubClient
 
 PER_PAGE = 100  # the largest page GitHub serves
+PAGES_AT_ONCE = 4  # pages of one list read at the same time
+MAX_NUMBERED_PAGES = 30  # GitHub lists at most 3,000 files of a pull request
 # Permissions that make a person a maintainer of a repository.
 MAINTAINER_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"]
@@ -73,15 +76,28 @@ class InstallationClient:
         return (await self._send(method, url, what=what, json=json)).json()
 
     async def _list(self, url: str, what: str, key: str | None = None) -> list[Any]:
-        """Every item of a paginated list, ``per_page=100``, following ``rel="next"`` links."""
-        items: list[Any] = []
-        next_url: str | None = url
-        params: Mapping[str, str | int] | None = {"per_page": PER_PAGE}
+        """Every item of a paginated list, ``per_page=100``. When the first page's links number
+        the pages (``rel="next"`` is page 2, ``rel="last"`` page N), the rest are read at once, a
+        few at a time, in page order; otherwise ``rel="next"`` links are followed one by one."""
+        response = await self._send("GET", url, what=what, params={"per_page": PER_PAGE})
+        items: list[Any] = list(_page_items(response, key))
+        next_url = self.app.next_page(response)
+        numbered = numbered_pages(next_url, response.links.get("last", {}).get("url"))
+        if numbered:
+            gate = asyncio.Semaphore(PAGES_AT_ONCE)
+
+            async def page(page_url: str) -> list[Any]:
+                async with gate:
+                    found = await self._send("GET", page_url, what=what)
+                return list(_page_items(found, key))
+
+            for found in await asyncio.gather(*map(page, numbered)):
+                items.extend(found)
+            return items
         while next_url is not None:
-            response = await self._send("GET", next_url, what=what, params=params)
-            page = response.json()
-            items.extend(page[key] if key is not None else page)
-            next_url, params = self.app.next_page(response), None
+            response = await self._send("GET", next_url, what=what)
+            items.extend(_page_items(response, key))
+            next_url = self.app.next_page(response)
         return items
 
     async def list_repositories(self) -> list[Repository]:
@@ -261,3 +277,27 @@ class InstallationClient:
         url = f"/repos/{owner}/{name}/pulls/comments/{comment_id}"
         data = await self._json("PATCH", url, f"review comment {comment_id}", {"body": body})
         return ReviewComment.from_json(data)
+
+
+def _page_items(response: httpx.Response, key: str | None) -> list[Any]:
+    page = response.json()
+    found = page[key] if key is not None else page
+    if not isinstance(found, list):
+        raise Transient(f"GitHub answered a list page with {type(found).__name__}")
+    return found
+
+
+def numbered_pages(next_url: str | None, last_url: str | None) -> list[str]:
+    """The URLs of pages 2…N when ``next_url`` is page 2 and ``last_url`` page N of the same
+    list (everything else equal); none otherwise (cursor pagination, or links out of shape)."""
+    if next_url is None or last_url is None:
+        return []
+    following, last = httpx.URL(next_url), httpx.URL(last_url)
+    try:
+        second, final = int(following.params["page"]), int(last.params["page"])
+    except (KeyError, ValueError):
+        return []
+    same = following.copy_remove_param("page") == last.copy_remove_param("page")
+    if not same or second != 2 or not 2 <= final <= MAX_NUMBERED_PAGES:
+        return []
+    return [str(following.copy_set_param("page", n)) for n in range(2, final + 1)]

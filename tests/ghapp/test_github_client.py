@@ -14,6 +14,7 @@ import pytest
 
 from ghapp.github.client import GitHubClient, Rejected
 from ghapp.github.errors import Forbidden, Gone, RetryAt, Transient, retry_time
+from ghapp.github.installation import numbered_pages
 from ghapp.github.values import DraftComment
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator, addition_patch
@@ -194,8 +195,24 @@ def test_review_comments_are_read_in_pages_of_100(
     pages = sim.requests("GET", r"/pulls/\d+/comments$")
     assert len(pages) == max(math.ceil(count / 100), 1)
     assert [p.query.get("per_page") for p in pages] == ["100"] * len(pages)
-    assert [p.query.get("page", "1") for p in pages] == [str(n + 1) for n in range(len(pages))]
+    # page 1 first; the others, numbered by its links, are read at once
+    assert pages[0].query.get("page", "1") == "1"
+    read = sorted(int(p.query.get("page", "1")) for p in pages)
+    assert read == list(range(1, len(pages) + 1))
     assert sim.count() == len(pages)
+
+
+def test_pages_are_numbered_only_from_links_of_one_list() -> None:
+    base = "https://api.github.com/repos/o/r/pulls/1/files"
+    pages = numbered_pages(f"{base}?per_page=100&page=2", f"{base}?per_page=100&page=4")
+    assert pages == [f"{base}?per_page=100&page={n}" for n in (2, 3, 4)]
+    # cursor pagination, another list, a next that is not page 2, too many pages, no last
+    assert numbered_pages(f"{base}?after=Y3Vyc29y", f"{base}?before=eA") == []
+    assert numbered_pages(f"{base}?page=2", f"{base}/other?page=4") == []
+    assert numbered_pages(f"{base}?page=3", f"{base}?page=4") == []
+    assert numbered_pages(f"{base}?page=2", f"{base}?page=31") == []
+    assert numbered_pages(f"{base}?page=2", None) == []
+    assert numbered_pages(f"{base}?page=x", f"{base}?page=4") == []
 
 
 def test_threads_authors_and_bots_are_read_back(
