@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -287,18 +287,23 @@ def _merged_query(account_id: int) -> Any:
 
 
 def read_lessons(
-    conn: Connection, account_id: int, *, now: int, ids: Sequence[str] | None = None
+    conn: Connection,
+    account_id: int,
+    *,
+    now: int,
+    ids: Sequence[str] | None = None,
+    each_batch: Callable[[list[Lesson]], None] | None = None,
 ) -> list[Lesson]:
     """The account's live entries as lessons with counts but no receipts (recall's read): all
-    of them, or those of ``ids``. Widening looks at the merged fix PRs of the entries read, so a partial
-    read must hold every entry of the mechanisms it touches."""
+    of them, or those of ``ids``. Widening looks at the merged fix PRs of the entries read, so a
+    partial read must hold every entry of the mechanisms it touches. A whole read comes in id
+    order, handed to ``each_batch`` as it is read (a snapshot indexes it on the way)."""
     reader = _Reader(conn, account_id, now)
     live = select(*ENTRY_COLUMNS, Entry.account_id).where(Entry.deleted_ms.is_(None))
     merged_query = _merged_query(account_id)
     if ids is None:
-        parts: Iterable[tuple[Any, Any, Any]] = [
-            (live.where(Entry.account_id == account_id), _counts_query(account_id), merged_query)
-        ]
+        whole = live.where(Entry.account_id == account_id).order_by(Entry.id)
+        parts: Iterable[tuple[Any, Any, Any]] = [(whole, _counts_query(account_id), merged_query)]
     else:
         # By the entries' ids alone, the account checked on each entry row (a receipt's entry
         # is of its account): with the account in the WHERE clause, SQLite's planner walks the
@@ -325,7 +330,10 @@ def read_lessons(
         # In batches: a build's rows are freed as it goes, not held for the whole account.
         for batch in conn.execute(entries).partitions(ROW_BATCH):
             mine = batch if ids is None else [r for r in batch if r.account_id == account_id]
-            lessons.extend(reader.lessons(mine, counts, widening))
+            made = reader.lessons(mine, counts, widening)
+            if each_batch is not None:
+                each_batch(made)
+            lessons.extend(made)
     return lessons
 
 

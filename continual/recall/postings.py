@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import partial
 from itertools import chain, permutations
 from typing import Any
@@ -67,45 +67,30 @@ class Postings:
     # -- building ------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, cards: Sequence[Card]) -> Postings:
-        """Postings of ``cards``, the card in slot n being ``cards[n]``. Equal raw values are
-        normalised once; a slot may repeat in a list, which scoring and removal allow."""
-        built = cls()
-        numbers: list[int] = []
-        counts: list[int] = []
-        files = _Numbering(built._file_numbers).__getitem__
-        folders = _Numbering(lambda raw: built._number(FOLDER, normalise_path(raw))).__getitem__
-        names = _Numbering(lambda raw: built._number(NAME, raw.strip())).__getitem__
-        groups = _Numbering(lambda raw: built._group_number(_normal_group(raw))).__getitem__
-        extend, flat = numbers.extend, chain.from_iterable
+    def build(cls, cards: Iterable[Card]) -> Postings:
+        """Postings of ``cards``, the card in slot n being the n-th."""
+        builder = PostingsBuilder()
         for card in cards:
-            # Numbered as soon as parsed: the parse's leftovers are freed before the next card's
-            # (held for every card at once, they would leave the heap fragmented for good).
-            before = len(numbers)
-            card_files, card_names, card_groups, card_folders = card.link_lists()
-            extend(flat(map(files, card_files)))
-            extend(flat(map(folders, card_folders)))
-            extend(flat(map(names, card_names)))
-            extend(flat(map(groups, map(tuple, card_groups))))
-            counts.append(len(numbers) - before)
-        by_number = np.array(numbers, dtype=np.int64)
-        built._slot_numbers = by_number.astype(np.int32)
-        built._slot_bounds = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=built._slot_bounds[1:])
-        order = np.argsort(by_number, kind="stable")
-        slots = np.repeat(np.arange(len(cards), dtype=SLOT), counts)
-        built._base = slots[order]
-        built._bounds = np.searchsorted(
-            by_number[order], np.arange(built._count + 1, dtype=np.int64)
-        )
-        built._term_count = dict(Counter(chain.from_iterable(built.groups)))
-        for group in built.groups:
-            built._file(group)
-        return built
+            builder.add(card)
+        return builder.finish()
+
+    # A stored value is usually in normal form already: it is looked up as it is first, and
+    # normalised only when that misses.
 
     def _file_numbers(self, raw: str) -> tuple[int, ...]:
-        path = normalise_path(raw)
+        path = raw if raw in self.files else normalise_path(raw)
         return self._number(FILE, path) + self._number(FOLDER, parent_folder(path))
+
+    def _folder_numbers(self, raw: str) -> tuple[int, ...]:
+        return self._number(FOLDER, raw if raw in self.folders else normalise_path(raw))
+
+    def _name_numbers(self, raw: str) -> tuple[int, ...]:
+        return self._number(NAME, raw if raw in self.names else raw.strip())
+
+    def _group_numbers(self, raw: Sequence[str]) -> tuple[int, ...]:
+        group = tuple(raw)
+        number = self.groups.get(group)
+        return (number,) if number is not None else self._group_number(_normal_group(group))
 
     def _number(self, kind: int, name: Any) -> tuple[int, ...]:
         """The posting number of ``name`` (a new one if needed); none for an empty name."""
@@ -277,16 +262,47 @@ class Postings:
         return np.array(matched, dtype=np.int64) if matched else NO_NUMBERS
 
 
-class _Numbering(dict[Any, tuple[int, ...]]):
-    """Posting numbers per raw value, computed on first sight."""
+class PostingsBuilder:
+    """Postings made card by card, each card's links numbered as soon as it comes (slot n is
+    the n-th card): a build can drop each card's stored links before reading the next."""
 
-    def __init__(self, numbering: Callable[[Any], tuple[int, ...]]) -> None:
-        super().__init__()
-        self._numbering = numbering
+    def __init__(self) -> None:
+        self._built = Postings()
+        self._numbers: list[int] = []
+        self._counts: list[int] = []
 
-    def __missing__(self, raw: Any) -> tuple[int, ...]:
-        found = self[raw] = self._numbering(raw)
-        return found
+    def add(self, card: Card) -> None:
+        built, numbers = self._built, self._numbers
+        before = len(numbers)
+        files, names, groups, folders = card.link_lists()
+        for raw in files:
+            numbers += built._file_numbers(raw)
+        for raw in folders:
+            numbers += built._folder_numbers(raw)
+        for raw in names:
+            numbers += built._name_numbers(raw)
+        for raw in groups:
+            numbers += built._group_numbers(raw)
+        self._counts.append(len(numbers) - before)
+
+    def finish(self) -> Postings:
+        """The inverted lists (a slot may repeat in a list, which scoring and removal allow)."""
+        built, counts = self._built, self._counts
+        by_number = np.array(self._numbers, dtype=np.int64)
+        self._numbers = []
+        built._slot_numbers = by_number.astype(np.int32)
+        built._slot_bounds = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=built._slot_bounds[1:])
+        order = np.argsort(by_number, kind="stable")
+        slots = np.repeat(np.arange(len(counts), dtype=SLOT), counts)
+        built._base = slots[order]
+        built._bounds = np.searchsorted(
+            by_number[order], np.arange(built._count + 1, dtype=np.int64)
+        )
+        built._term_count = dict(Counter(chain.from_iterable(built.groups)))
+        for group in built.groups:
+            built._file(group)
+        return built
 
 
 def _normal_group(raw: Group) -> Group:

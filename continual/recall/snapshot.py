@@ -14,7 +14,7 @@ from sqlalchemy import Connection, select
 
 from continual.recall.cards import Card, Recall, visibility_rank
 from continual.recall.changes import changed_since, generation_of
-from continual.recall.index import RecallIndex
+from continual.recall.index import IndexBuilder, RecallIndex
 from continual.recall.lessons import Lesson, mechanism_of, read_lessons
 from continual.tables import Entry
 from continual.values import EntryState
@@ -32,7 +32,15 @@ class Snapshot:
     a delta never shows half-applied.
     """
 
-    def __init__(self, account_id: int, generation: int, now: int, lessons: list[Lesson]) -> None:
+    def __init__(
+        self,
+        account_id: int,
+        generation: int,
+        now: int,
+        lessons: list[Lesson],
+        index: RecallIndex | None = None,
+    ) -> None:
+        """``index``: of the active lessons' cards, already built (``build_snapshot``)."""
         self.account_id = account_id
         self.generation = generation
         self.now = now
@@ -44,9 +52,11 @@ class Snapshot:
         self._remembered: dict[Hashable, object] = {}
         for lesson in lessons:
             self._track(lesson)
-        self.index = RecallIndex.build(
-            lesson.card for lesson in lessons if lesson.state is EntryState.ACTIVE
-        )
+        if index is None:
+            index = RecallIndex.build(
+                lesson.card for lesson in lessons if lesson.state is EntryState.ACTIVE
+            )
+        self.index = index
         self._release(lessons)
 
     # -- reading ----------------------------------------------------------------------------
@@ -209,8 +219,19 @@ class Snapshot:
 def build_snapshot(conn: Connection, account_id: int, *, now: int) -> Snapshot:
     """Read the account's lessons once and index the active ones."""
     generation = generation_of(conn, account_id)
+    builder = IndexBuilder()
+
+    def index(batch: list[Lesson]) -> None:
+        # Each active card is indexed as it is read and lets go of its stored links at once:
+        # they are never all held together.
+        for lesson in batch:
+            if lesson.state is EntryState.ACTIVE:
+                builder.add(lesson.card)
+                lesson.card.release_links()
+
     with _without_cycle_collection():
-        return Snapshot(account_id, generation, now, read_lessons(conn, account_id, now=now))
+        lessons = read_lessons(conn, account_id, now=now, each_batch=index)
+        return Snapshot(account_id, generation, now, lessons, builder.finish())
 
 
 @contextmanager
