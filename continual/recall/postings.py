@@ -270,26 +270,44 @@ class PostingsBuilder:
         self._built = Postings()
         self._numbers: list[int] = []
         self._counts: list[int] = []
+        self._files: dict[str, tuple[int, ...]] = {}  # a stored path: its file and folder
 
     def add(self, card: Card) -> None:
+        # The common case inline (a value seen before, in normal form): one lookup each.
         built, numbers = self._built, self._numbers
+        append = numbers.append
         before = len(numbers)
         files, names, groups, folders = card.link_lists()
         for raw in files:
-            numbers += built._file_numbers(raw)
+            found = self._files.get(raw)
+            if found is None:
+                found = self._files[raw] = built._file_numbers(raw)
+            numbers += found
         for raw in folders:
-            numbers += built._folder_numbers(raw)
+            number = built.folders.get(raw)
+            if number is None:
+                numbers += built._folder_numbers(raw)
+            else:
+                append(number)
         for raw in names:
-            numbers += built._name_numbers(raw)
+            number = built.names.get(raw)
+            if number is None:
+                numbers += built._name_numbers(raw)
+            else:
+                append(number)
         for raw in groups:
-            numbers += built._group_numbers(raw)
+            number = built.groups.get(tuple(raw))
+            if number is None:
+                numbers += built._group_numbers(raw)
+            else:
+                append(number)
         self._counts.append(len(numbers) - before)
 
     def finish(self) -> Postings:
         """The inverted lists (a slot may repeat in a list, which scoring and removal allow)."""
         built, counts = self._built, self._counts
         by_number = np.array(self._numbers, dtype=np.int64)
-        self._numbers = []
+        self._numbers, self._files = [], {}
         built._slot_numbers = by_number.astype(np.int32)
         built._slot_bounds = np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=built._slot_bounds[1:])

@@ -56,8 +56,9 @@ class Snapshot:
             index = RecallIndex.build(
                 lesson.card for lesson in lessons if lesson.state is EntryState.ACTIVE
             )
+            self.index = index
+            self._release(lessons)
         self.index = index
-        self._release(lessons)
 
     # -- reading ----------------------------------------------------------------------------
 
