@@ -89,15 +89,17 @@ def test_a_form_from_another_session_is_refused(
     ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
 ) -> None:
     entry_id, revision = _entry(engine)
+    before = _state(engine, entry_id)  # the first live entry may be a demoted one
+    action = "restore" if before[1] else "demote"
     with httpx.Client(base_url=ledger_url) as first, httpx.Client(base_url=ledger_url) as second:
         csrf = sign_in(first, seeded_ledger.token)
         sign_in(second, seeded_ledger.token)
         answer = second.post(
             f"/ledger/lessons/{entry_id}",
-            data={"csrf": csrf, "action": "demote", "expected_revision": str(revision)},
+            data={"csrf": csrf, "action": action, "expected_revision": str(revision)},
         )
     assert answer.status_code == 403
-    assert _state(engine, entry_id) == (revision, False)
+    assert _state(engine, entry_id) == before
 
 
 def test_a_demote_goes_through_the_compare_and_swap(
@@ -147,6 +149,7 @@ def test_another_accounts_lesson_is_not_found(ledger_url: str, engine: Engine) -
     other = seed(engine, 2, "acme", "web")
     assert other.repos
     entry_id, revision = _entry(engine)
+    before = _state(engine, entry_id)  # the first live entry may be a demoted one
     with httpx.Client(base_url=ledger_url) as client:
         csrf = sign_in(client, token(engine, "acme", "wile"))
         answer = client.post(
@@ -155,7 +158,7 @@ def test_another_accounts_lesson_is_not_found(ledger_url: str, engine: Engine) -
         )
         assert answer.status_code == 404 and "does not exist in your account" in answer.text
         assert "octo/app" not in client.get("/ledger").text
-    assert _state(engine, entry_id) == (revision, False)
+    assert _state(engine, entry_id) == before
 
 
 def test_json_and_oversized_bodies_are_refused(
