@@ -60,10 +60,10 @@ class Card:
     """One entry as recall sees it: what is handed (title, text) and what retrieves it.
 
     ``folders`` are extra folder associations; the folder directly holding each file is always
-    associated as well. A card read from the store keeps its links as the stored JSON until
-    they are first asked for (the index numbers them once at its build; only a hit's "why" or a
-    change needs them again), which is most of what a snapshot would otherwise hold and build.
-    Immutable by convention: nothing assigns to a card after it is made.
+    associated as well. A card read from the store keeps its links as the stored JSON, parsed
+    when first asked for; a snapshot's index numbers them as it reads the card, and the card then
+    lets go of them (``release_links``): from there on the index answers for them
+    (``RecallIndex.links``). Immutable by convention: nothing else assigns to a card.
     """
 
     __slots__ = ("_links", "id", "key", "lens", "repository", "revision", "scope", "text", "title")
