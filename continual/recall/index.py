@@ -23,7 +23,7 @@ from continual.recall.cards import (
     visibility_rank,
     why_matched,
 )
-from continual.recall.postings import Postings, PostingsBuilder
+from continual.recall.postings import Postings
 from continual.values import Scope
 
 RANK_GAP = 1 << 24  # room between neighbouring ids' ranks for ids inserted later
@@ -69,14 +69,13 @@ class RecallIndex:
         unique: dict[str, Card] = {}
         for card in cards:
             unique.setdefault(card.id, card)
-        builder = IndexBuilder()
-        for card in sorted(unique.values(), key=lambda c: c.id):
-            builder.add(card)
-        return builder.finish()
+        ordered = sorted(unique.values(), key=lambda c: c.id)
+        return cls.of_ordered(ordered, Postings.build(ordered))
 
     @classmethod
-    def _of(cls, ordered: list[Card], postings: Postings) -> RecallIndex:
-        """The index of ``ordered`` (unique, by id) whose links ``postings`` holds."""
+    def of_ordered(cls, ordered: list[Card], postings: Postings) -> RecallIndex:
+        """The index of ``ordered`` (unique, in id order) whose links ``postings`` holds, slot n
+        being the n-th card (``continual.recall.building`` makes both card by card)."""
         index = cls(max(64, len(ordered)))
         count = len(ordered)
         index._cards[:count] = ordered
@@ -430,24 +429,3 @@ def _grown(array: Any, size: int) -> Any:
     grown = np.zeros(size, dtype=array.dtype)
     grown[: len(array)] = array
     return grown
-
-
-class IndexBuilder:
-    """An index made card by card, in id order (``add`` refuses any other): each card's links
-    are numbered as it comes, so a build from the store can let go of them at once."""
-
-    def __init__(self) -> None:
-        self._cards: list[Card] = []
-        self._postings = PostingsBuilder()
-
-    def add(self, card: Card) -> None:
-        if self._cards and card.id <= self._cards[-1].id:
-            raise ValueError(
-                f"cards must come in id order, once each: {card.id} after {self._cards[-1].id}"
-            )
-        self._cards.append(card)
-        self._postings.add(card)
-
-    def finish(self) -> RecallIndex:
-        cards, self._cards = self._cards, []
-        return RecallIndex._of(cards, self._postings.finish())

@@ -12,9 +12,10 @@ from typing import TypeVar
 
 from sqlalchemy import Connection, select
 
+from continual.recall.building import IndexBuilder
 from continual.recall.cards import Card, Recall, visibility_rank
 from continual.recall.changes import changed_since, generation_of
-from continual.recall.index import IndexBuilder, RecallIndex
+from continual.recall.index import RecallIndex
 from continual.recall.lessons import Lesson, mechanism_of, read_lessons
 from continual.tables import Entry
 from continual.values import EntryState

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continual.associations import associate, split_terms
+from continual.recall.building import IndexBuilder
 from continual.recall.cards import Card
 from continual.recall.index import RecallIndex
 from continual.recall.scan import scan
@@ -395,3 +396,18 @@ def test_a_stored_card_is_the_card_its_links_describe() -> None:
     assert stored.keyword_groups == (("beta", "alpha"),) and stored.folders == ()
     empty = Card.stored("y", "lesson/y", 1, REPO, "repository", "correctness", "t", "x", None)
     assert empty.files == () and RecallIndex.build([empty]).query(paths=["src/a/x.py"]) == []
+
+
+def test_a_builder_takes_cards_in_id_order_once_each_and_answers_as_a_build() -> None:
+    cards = [card("a", files=("src/a/x.py",)), card("b", identifiers=("load",)), card("c")]
+    builder = IndexBuilder()
+    for each in cards:
+        builder.add(each)
+    with pytest.raises(ValueError, match="id order"):
+        builder.add(card("b"))
+    with pytest.raises(ValueError, match="id order"):
+        builder.add(card("c"))
+    built, whole = builder.finish(), RecallIndex.build(reversed(cards))
+    for query in ({"paths": ["src/a/x.py"]}, {"identifiers": ["load"]}, {"paths": ["src/a/y.py"]}):
+        assert built.query(**query) == whole.query(**query)  # type: ignore[arg-type]
+    assert built.links("a") == whole.links("a") and built.links("z") is None
