@@ -69,20 +69,22 @@ class RecallIndex:
         unique: dict[str, Card] = {}
         for card in cards:
             unique.setdefault(card.id, card)
-        ordered = sorted(unique.values(), key=lambda c: c.id)
-        return cls.of_ordered(ordered, Postings.build(ordered))
+        held = list(unique.values())
+        return cls.of_cards(held, Postings.build(held))
 
     @classmethod
-    def of_ordered(cls, ordered: list[Card], postings: Postings) -> RecallIndex:
-        """The index of ``ordered`` (unique, in id order) whose links ``postings`` holds, slot n
-        being the n-th card (``continual.recall.building`` makes both card by card)."""
+    def of_cards(cls, ordered: list[Card], postings: Postings) -> RecallIndex:
+        """The index of ``ordered`` (unique ids, in any order) whose links ``postings`` holds,
+        slot n being the n-th card (``continual.recall.building`` makes both card by card)."""
         index = cls(max(64, len(ordered)))
         count = len(ordered)
         index._cards[:count] = ordered
         index._free = list(range(len(index._cards) - 1, count - 1, -1))
-        index._ids = [card.id for card in ordered]
-        index._slot = {card.id: n for n, card in enumerate(ordered)}
-        index._rank[:count] = np.arange(1, count + 1, dtype=np.int64) * RANK_GAP
+        ids = [card.id for card in ordered]
+        index._slot = dict(zip(ids, range(count), strict=True))
+        by_id = sorted(range(count), key=ids.__getitem__)  # slots in id order
+        index._ids = [ids[slot] for slot in by_id]
+        index._rank[by_id] = np.arange(1, count + 1, dtype=np.int64) * RANK_GAP
         keyids = index._keys
         members = index._members
         for n, card in enumerate(ordered):

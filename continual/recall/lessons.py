@@ -296,13 +296,13 @@ def read_lessons(
 ) -> list[Lesson]:
     """The account's live entries as lessons with counts but no receipts (recall's read): all
     of them, or those of ``ids``. Widening looks at the merged fix PRs of the entries read, so a
-    partial read must hold every entry of the mechanisms it touches. A whole read comes in id
-    order, handed to ``each_batch`` as it is read (a snapshot indexes it on the way)."""
+    partial read must hold every entry of the mechanisms it touches. A whole read is handed to
+    ``each_batch`` as it is read (a snapshot indexes it on the way)."""
     reader = _Reader(conn, account_id, now)
     live = select(*ENTRY_COLUMNS, Entry.account_id).where(Entry.deleted_ms.is_(None))
     merged_query = _merged_query(account_id)
     if ids is None:
-        whole = live.where(Entry.account_id == account_id).order_by(Entry.id)
+        whole = live.where(Entry.account_id == account_id)
         parts: Iterable[tuple[Any, Any, Any]] = [(whole, _counts_query(account_id), merged_query)]
     else:
         # By the entries' ids alone, the account checked on each entry row (a receipt's entry
