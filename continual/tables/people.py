@@ -51,7 +51,11 @@ class Injection(Base):
     """
 
     __tablename__ = "injections"
-    __table_args__ = (Index("ix_injections_session", "account_id", "session_id"),)
+    __table_args__ = (
+        Index("ix_injections_session", "account_id", "session_id"),
+        # Every recorded hand-out drops the account's expired rows: by index, not by a walk.
+        Index("ix_injections_expiry", "account_id", "expires_ms"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     account_id: Mapped[int] = mapped_column(

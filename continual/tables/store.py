@@ -152,6 +152,8 @@ class Receipt(Base):
         UniqueConstraint("suggestion_id", "decision", "source"),
         # An account's dismissals, read on every hand-out (suppression), without a scan.
         Index("ix_receipts_account_decision", "account_id", "decision", "entry_id"),
+        # Merged fix PRs (widening), read by every recall snapshot's build.
+        Index("ix_receipts_account_source", "account_id", "source", "decision"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
