@@ -29,6 +29,7 @@ from continual.memory.render import recalled_line
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
 from continual.recall.cards import Card
+from continual.recall.changes import generation_of
 from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
 from continual.summary.store import StoredSummary, current_summary
 from continual.suppression import (
@@ -267,6 +268,7 @@ def _suppressions(
     standing = snapshot.remembered(
         ("suppressions", target.repository_id, suppress_days),
         lambda: Standing(tuple(mechanisms(conn, target.repository_id)), suppress_days),
+        generation=generation_of(conn, target.account_id),
     )
     return standing.at(now)
 

@@ -103,18 +103,21 @@ class Snapshot:
         )
         return [lesson.card for lesson in chosen]
 
-    def remembered(self, name: Hashable, compute: Callable[[], T]) -> T:
+    def remembered(self, name: Hashable, compute: Callable[[], T], *, generation: int) -> T:
         """``compute()``, a value read from the store that only an entry change can alter (every
         such change, receipts included, bumps the generation), kept until this snapshot follows
-        a change. Concurrent first asks may both compute; either answer is current."""
+        a change. ``generation`` is the one the caller's connection sees: a value is kept, and a
+        kept one answered, only when it is this snapshot's (another thread may have moved the
+        snapshot past the caller's reads, or on while it computed)."""
         with self._lock:
-            if name in self._remembered:
+            if generation == self.generation and name in self._remembered:
                 return self._remembered[name]  # type: ignore[return-value]
         value = compute()
         with self._lock:
-            if len(self._remembered) >= MAX_REMEMBERED:
-                self._remembered.pop(next(iter(self._remembered)))
-            self._remembered[name] = value
+            if generation == self.generation:
+                if len(self._remembered) >= MAX_REMEMBERED:
+                    self._remembered.pop(next(iter(self._remembered)))
+                self._remembered[name] = value
         return value
 
     # -- following changes -------------------------------------------------------------------

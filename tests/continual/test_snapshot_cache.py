@@ -196,3 +196,21 @@ def test_an_account_whose_generation_went_back_is_rebuilt(db: Engine) -> None:
         conn.execute(update(Account).values(store_generation=0))
     assert snapshot_of(db, cache).lessons == ()
     assert cache.builds == 2
+
+
+def test_a_value_is_kept_only_for_the_snapshots_own_generation(db: Engine) -> None:
+    """A caller whose reads are older or newer than the snapshot computes afresh and keeps
+    nothing: a value kept under a generation it was not read at would be stale."""
+    snapshot = snapshot_of(db, SnapshotCache())
+    computed: list[int] = []
+
+    def compute() -> int:
+        computed.append(1)
+        return len(computed)
+
+    mine = snapshot.generation
+    assert snapshot.remembered("x", compute, generation=mine - 1) == 1
+    assert snapshot.remembered("x", compute, generation=mine + 1) == 2
+    assert snapshot.remembered("x", compute, generation=mine) == 3
+    assert snapshot.remembered("x", compute, generation=mine) == 3, "kept"
+    assert snapshot.remembered("x", compute, generation=mine - 1) == 4, "not answered from it"
