@@ -74,24 +74,6 @@ class Postings:
             builder.add(card)
         return builder.finish()
 
-    # A stored value is usually in normal form already: it is looked up as it is first, and
-    # normalised only when that misses.
-
-    def _file_numbers(self, raw: str) -> tuple[int, ...]:
-        path = raw if raw in self.files else normalise_path(raw)
-        return self._number(FILE, path) + self._number(FOLDER, parent_folder(path))
-
-    def _folder_numbers(self, raw: str) -> tuple[int, ...]:
-        return self._number(FOLDER, raw if raw in self.folders else normalise_path(raw))
-
-    def _name_numbers(self, raw: str) -> tuple[int, ...]:
-        return self._number(NAME, raw if raw in self.names else raw.strip())
-
-    def _group_numbers(self, raw: Sequence[str]) -> tuple[int, ...]:
-        group = tuple(raw)
-        number = self.groups.get(group)
-        return (number,) if number is not None else self._group_number(_normal_group(group))
-
     def _number(self, kind: int, name: Any) -> tuple[int, ...]:
         """The posting number of ``name`` (a new one if needed); none for an empty name."""
         if not name:
@@ -273,7 +255,8 @@ class PostingsBuilder:
         self._files: dict[str, tuple[int, ...]] = {}  # a stored path: its file and folder
 
     def add(self, card: Card) -> None:
-        # The common case inline (a value seen before, in normal form): one lookup each.
+        # A stored value is usually in normal form and seen before: one lookup as it is, and
+        # normalised (and numbered, if new) only when that misses.
         built, numbers = self._built, self._numbers
         append = numbers.append
         before = len(numbers)
@@ -281,24 +264,27 @@ class PostingsBuilder:
         for raw in files:
             found = self._files.get(raw)
             if found is None:
-                found = self._files[raw] = built._file_numbers(raw)
+                path = normalise_path(raw)
+                found = built._number(FILE, path) + built._number(FOLDER, parent_folder(path))
+                self._files[raw] = found
             numbers += found
         for raw in folders:
             number = built.folders.get(raw)
             if number is None:
-                numbers += built._folder_numbers(raw)
+                numbers += built._number(FOLDER, normalise_path(raw))
             else:
                 append(number)
         for raw in names:
             number = built.names.get(raw)
             if number is None:
-                numbers += built._name_numbers(raw)
+                numbers += built._number(NAME, raw.strip())
             else:
                 append(number)
         for raw in groups:
-            number = built.groups.get(tuple(raw))
+            group = tuple(raw)
+            number = built.groups.get(group)
             if number is None:
-                numbers += built._group_numbers(raw)
+                numbers += built._group_number(_normal_group(group))
             else:
                 append(number)
         self._counts.append(len(numbers) - before)

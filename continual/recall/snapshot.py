@@ -53,13 +53,14 @@ class Snapshot:
         self._remembered: dict[Hashable, object] = {}
         for lesson in lessons:
             self._track(lesson)
+        built_here = index is None
         if index is None:
             index = RecallIndex.build(
                 lesson.card for lesson in lessons if lesson.state is EntryState.ACTIVE
             )
-            self.index = index
-            self._release(lessons)
         self.index = index
+        if built_here:
+            self._release(lessons)
 
     # -- reading ----------------------------------------------------------------------------
 
