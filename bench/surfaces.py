@@ -107,6 +107,8 @@ def populate(engine: Engine, cards: list[Card]) -> int:
                         "revision": card.revision,
                         "last_confirmed_ms": confirmed,
                         "expires_ms": confirmed + CONFIRMATION_TTL_MS,
+                        "accepted_count": 1,  # the one receipt below
+                        "labelled_count": 1,
                         "created_ms": 0,
                     }
                     for card in chunk

@@ -260,13 +260,17 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
 
 
 def refresh(conn: Connection, entry_id: str, expected: int, *, now: int, **values: Any) -> int:
-    """Recompute confirmation, expiry and demotion from the receipts, under CAS."""
+    """Recompute the receipt counts, confirmation, expiry and demotion from the receipts, under
+    CAS: every change of an entry's receipts is followed by this, in its transaction."""
     counts = entry_tally(conn, entry_id)
     current = entry(conn, entry_id)
     assert current is not None
     changes: dict[str, Any] = {
         "last_confirmed_ms": counts.last_confirmed_ms,
         "expires_ms": counts.expires_ms,
+        "accepted_count": counts.accepted,
+        "dismissed_count": counts.dismissed,
+        "labelled_count": counts.accepted_with_lab,
         **values,
     }
     if current.demoted_ms is None and should_demote(counts):
@@ -410,6 +414,9 @@ def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int
         tombstone_sources=json.dumps(sources),
         last_confirmed_ms=None,
         expires_ms=None,
+        accepted_count=0,
+        dismissed_count=0,
+        labelled_count=0,
     )
     conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
     hold_sources(conn, current.account_id, entry_id, sources, now=now)

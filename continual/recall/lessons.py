@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, func, select
+from sqlalchemy import Connection, select
 
-from continual.lifecycle import ReceiptFacts, Tally, entry_state, tally
+from continual.lifecycle import Tally, entry_state
 from continual.proofs import ProofEvidence, proofs_of_account
 from continual.recall.cards import Card
 from continual.tables import Entry, Receipt, Repository, Suggestion
@@ -18,7 +18,6 @@ from continual.values import Decision, EntryState, Scope, Source
 # The only source that widens a lesson to its account (docs/writeback.md, "Entries and receipts");
 # a proof never does (continual.proofs).
 WIDENING_SOURCES = frozenset({Source.FIX_PR.value})
-NO_COUNTS = Tally(0, 0, 0, None)
 ENTRY_COLUMNS = (
     Entry.id,
     Entry.key,
@@ -32,6 +31,9 @@ ENTRY_COLUMNS = (
     Entry.demoted_ms,
     Entry.last_confirmed_ms,
     Entry.expires_ms,
+    Entry.accepted_count,
+    Entry.dismissed_count,
+    Entry.labelled_count,
 )
 ENTRY_WIDTH = len(ENTRY_COLUMNS)
 ROW_BATCH = 4096
@@ -181,23 +183,19 @@ class _Reader:
     def lessons(
         self,
         rows: Iterable[Any],
-        counts: Mapping[str, Tally],
         widening: Widening,
         sources: Mapping[str, tuple[SourceReceipt, ...]] | None = None,
     ) -> list[Lesson]:
         """One lesson per entry row (``ENTRY_COLUMNS`` first, in that order)."""
         no_sources: Mapping[str, tuple[SourceReceipt, ...]] = {}
         return [
-            self._lesson(
-                row[:ENTRY_WIDTH], counts, widening, no_sources if sources is None else sources
-            )
+            self._lesson(row[:ENTRY_WIDTH], widening, no_sources if sources is None else sources)
             for row in rows
         ]
 
     def _lesson(
         self,
         row: Sequence[Any],
-        all_counts: Mapping[str, Tally],
         widening: Widening,
         all_sources: Mapping[str, tuple[SourceReceipt, ...]],
     ) -> Lesson:
@@ -215,8 +213,12 @@ class _Reader:
             demoted_ms,
             last_confirmed_ms,
             expires_ms,
+            accepted,
+            dismissed,
+            labelled,
         ) = row
-        counts = all_counts.get(entry_id, NO_COUNTS)
+        # The entry's current receipts, counted on its row by the refresh after each change.
+        counts = Tally(accepted, dismissed, labelled, last_confirmed_ms)
         sources = all_sources.get(entry_id, ())
         state = entry_state(
             demoted=demoted_ms is not None,
@@ -258,25 +260,6 @@ def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
-def _counts_query(account_id: int | None) -> Any:
-    """Receipt counts per entry: of the whole account, or (None) of the entries the caller
-    names, whose ids already fix the account."""
-    accepted = Receipt.decision == Decision.ACCEPTED.value
-    labelled = and_(accepted, Receipt.lab.is_not(None), Receipt.lab != "")
-    owned = [] if account_id is None else [Receipt.account_id == account_id]
-    return (
-        select(
-            Receipt.entry_id,
-            func.sum(case((accepted, 1), else_=0)).label("accepted"),
-            func.sum(case((accepted, 0), else_=1)).label("dismissed"),
-            func.sum(case((labelled, 1), else_=0)).label("labelled"),
-            func.max(case((accepted, Receipt.at_ms))).label("last"),
-        )
-        .where(*owned, Receipt.superseded.is_(False))
-        .group_by(Receipt.entry_id)
-    )
-
-
 def _merged_query(account_id: int) -> Any:
     return select(Receipt.entry_id).where(
         Receipt.account_id == account_id,
@@ -302,27 +285,21 @@ def read_lessons(
     live = select(*ENTRY_COLUMNS, Entry.account_id).where(Entry.deleted_ms.is_(None))
     merged_query = _merged_query(account_id)
     if ids is None:
-        whole = live.where(Entry.account_id == account_id)
-        parts: Iterable[tuple[Any, Any, Any]] = [(whole, _counts_query(account_id), merged_query)]
+        parts: Iterable[tuple[Any, Any]] = [
+            (live.where(Entry.account_id == account_id), merged_query)
+        ]
     else:
         # By the entries' ids alone, the account checked on each entry row (a receipt's entry
         # is of its account): with the account in the WHERE clause, SQLite's planner walks the
         # account's whole index instead.
         parts = (
-            (
-                live.where(Entry.id.in_(chunk)),
-                _counts_query(None).where(Receipt.entry_id.in_(chunk)),
-                merged_query.where(Receipt.entry_id.in_(chunk)),
-            )
+            (live.where(Entry.id.in_(chunk)), merged_query.where(Receipt.entry_id.in_(chunk)))
             for chunk in _chunks(ids)
         )
-    counts: dict[str, Tally] = {}
     merged: set[str] = set()
     entry_queries = []
-    for entries, tallies, merges in parts:
+    for entries, merges in parts:
         entry_queries.append(entries)
-        for entry_id, accepted, dismissed, labelled, last in conn.execute(tallies).all():
-            counts[entry_id] = Tally(accepted, dismissed, labelled, last)
         merged.update(conn.execute(merges).scalars())
     widening = Widening(_merged_keys(conn, account_id, sorted(merged)))
     lessons: list[Lesson] = []
@@ -330,7 +307,7 @@ def read_lessons(
         # In batches: a build's rows are freed as it goes, not held for the whole account.
         for batch in conn.execute(entries).partitions(ROW_BATCH):
             mine = batch if ids is None else [r for r in batch if r.account_id == account_id]
-            made = reader.lessons(mine, counts, widening)
+            made = reader.lessons(mine, widening)
             if each_batch is not None:
                 each_batch(made)
             lessons.extend(made)
@@ -364,18 +341,12 @@ def load_lessons(conn: Connection, account_id: int, *, now: int) -> list[Lesson]
         .order_by(Receipt.id)
     ):
         receipts[receipt.entry_id].append(receipt)
-    counts = {
-        entry_id: tally(
-            ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, bool(r.superseded)) for r in own
-        )
-        for entry_id, own in receipts.items()
-    }
     merged = {entry_id for entry_id, own in receipts.items() if any(map(_merged, own))}
     proofs = proofs_of_account(conn, account_id)
     sources = {
         entry_id: tuple(_source(r, proofs) for r in own) for entry_id, own in receipts.items()
     }
     widening = Widening((row.repository_id, row.key) for row in rows if row.id in merged)
-    lessons = reader.lessons(rows, counts, widening, sources)
+    lessons = reader.lessons(rows, widening, sources)
     lessons.sort(key=lambda lesson: (lesson.repository, lesson.key, lesson.id))
     return lessons

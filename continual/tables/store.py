@@ -122,6 +122,11 @@ class Entry(Base):
     suppression_lifted_by: Mapped[str | None] = mapped_column(String(100))
     last_confirmed_ms: Mapped[int | None] = mapped_column(BigInteger)
     expires_ms: Mapped[int | None] = mapped_column(BigInteger)
+    # The current (not superseded) receipts, counted by the refresh that follows every change
+    # of them, as last_confirmed_ms is: a recall build reads them with the row.
+    accepted_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    dismissed_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    labelled_count: Mapped[int] = mapped_column(Integer, server_default="0")
     created_ms: Mapped[int] = mapped_column(BigInteger)
     deleted_ms: Mapped[int | None] = mapped_column(BigInteger)
     tombstone_sources: Mapped[str | None] = mapped_column(Text)  # JSON list of suggestion ids

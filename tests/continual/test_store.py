@@ -35,7 +35,18 @@ def receipts(engine: Engine) -> list[Receipt]:
         return list(conn.execute(select(Receipt).order_by(Receipt.id)).all())  # type: ignore[arg-type]
 
 
+def row_counts(engine: Engine, entry_id: str) -> tuple[int, int, int]:
+    """The receipt counts on the entry's row, checked against a count of its receipts."""
+    with engine.connect() as conn:
+        row = conn.execute(select(Entry).where(Entry.id == entry_id)).one()
+        counts = store.entry_tally(conn, entry_id)
+    held = (row.accepted_count, row.dismissed_count, row.labelled_count)
+    assert held == (counts.accepted, counts.dismissed, counts.accepted_with_lab)
+    return held
+
+
 def state(engine: Engine, entry_id: str, now: int = NOW) -> EntryState:
+    row_counts(engine, entry_id)
     with engine.connect() as conn:
         row = store.entry(conn, entry_id)
         assert row is not None
@@ -98,6 +109,38 @@ def test_two_acceptances_across_two_prs_are_one_entry_two_receipts(db: Engine) -
     assert len(receipts(db)) == 2
     assert entry.last_confirmed_ms == 1_700_100_000_000, "the later acceptance confirms"
     assert entry.revision == 3
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["accept", "dismiss", "retract"])),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_rows_counts_follow_every_change_of_its_receipts(
+    db: Engine, steps: list[tuple[int, str]]
+) -> None:
+    """Acceptances (with and without a lab), dismissals, changed minds and retractions: the
+    counts on the entry's row are always those of its current receipts."""
+    with db.begin() as conn:
+        conn.execute(Receipt.__table__.delete())
+        conn.execute(Entry.__table__.delete())
+    sids = [add_suggestion(db, pr=n, lab=None if n == 3 else "acme-labs") for n in range(4)]
+    for n, (which, what) in enumerate(steps):
+        sid, now = sids[which], NOW + n
+        if what == "retract":
+            apply_decisions(db, [], retract_missing=[sid], now=now)
+        elif what == "accept":
+            apply_decisions(db, [decision(sid, at=now // 1000)], now=now)
+        else:
+            dismissal = decision(sid, Decision.DISMISSED, reason=Reason.FALSE_POSITIVE)
+            apply_decisions(db, [dismissal], now=now)
+        for entry in entries(db):
+            row_counts(db, entry.id)
 
 
 def test_demotion_is_sticky_until_a_person_restores(db: Engine) -> None:

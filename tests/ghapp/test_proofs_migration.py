@@ -5,67 +5,32 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from alembic import command
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, insert, select
 
 from continual.proofs import ProofRow
 from continual.recall.lessons import load_lessons
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import EntryState
-from ghapp.db import alembic_config, make_engine
+from tests.support.migrations import (
+    DAY,
+    NOW,
+    at_migration_before,
+    entry,
+    receipt,
+    suggestion,
+    upgrade,
+)
 
 REVISION = "0010_proofs_as_evidence"
-NOW = 1_700_000_000_000
-DAY = 86_400_000
 BODY = "**Off by one**\n\n**Proven:** `pytest -q tests/test_calc.py` fails on this commit and passes with the fix.\n"
-
-
-def upgrade(engine: Engine, revision: str) -> None:
-    config = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, revision)
 
 
 @pytest.fixture
 def engine_before(database_url: str) -> Iterator[Engine]:
     """A database at the migration before 0010."""
-    engine = make_engine(database_url)
-    url = engine.url.render_as_string(hide_password=False)
-    script = ScriptDirectory.from_config(alembic_config(url))
-    before = script.get_revision(REVISION).down_revision
-    assert isinstance(before, str)
-    upgrade(engine, before)
+    engine = at_migration_before(database_url, REVISION)
     yield engine
     engine.dispose()
-
-
-def suggestion(sid: str, key: str, *, proven: bool) -> dict[str, object]:
-    return {
-        "id": sid, "account_id": 1, "repository_id": 10, "pr": 1, "head_sha": "a" * 40,
-        "review_id": "r_1", "path": "calc.py", "line": 2, "seat": "alpha", "lab": "acme",
-        "lens": "correctness", "title": sid, "body": BODY if proven else "plain",
-        "lesson": "Return the sum from `add` in calc.py.", "entry_key": key,
-        "proven": proven, "created_ms": NOW,
-    }  # fmt: skip
-
-
-def entry(eid: str, key: str, *, confirmed: int) -> dict[str, object]:
-    return {
-        "id": eid, "account_id": 1, "repository_id": 10, "key": key, "scope": "repository",
-        "lens": "correctness", "title": eid, "text": "Return the sum from `add` in calc.py.",
-        "admission": None, "associations": "{}", "revision": 3, "created_ms": NOW,
-        "last_confirmed_ms": confirmed, "expires_ms": confirmed + 30 * DAY,
-    }  # fmt: skip
-
-
-def receipt(eid: str, sid: str, source: str, at: int, actor: str) -> dict[str, object]:
-    return {
-        "entry_id": eid, "account_id": 1, "suggestion_id": sid, "decision": "accepted",
-        "source": source, "seat": "alpha", "lab": "acme", "pr": 1, "head_sha": "a" * 40,
-        "actor": actor, "at_ms": at, "superseded": False,
-    }  # fmt: skip
 
 
 def test_proven_receipts_become_evidence_and_lessons_lose_what_only_a_proof_gave(
@@ -78,9 +43,9 @@ def test_proven_receipts_become_evidence_and_lessons_lose_what_only_a_proof_gave
         conn.execute(
             insert(Suggestion),
             [
-                suggestion("s_only_proof", "lesson/a-1111111111", proven=True),
-                suggestion("s_both", "lesson/b-2222222222", proven=True),
-                suggestion("s_flag_only", "lesson/c-3333333333", proven=True),
+                suggestion("s_only_proof", "lesson/a-1111111111", body=BODY, proven=True),
+                suggestion("s_both", "lesson/b-2222222222", body=BODY, proven=True),
+                suggestion("s_flag_only", "lesson/c-3333333333", body=BODY, proven=True),
             ],
         )
         conn.execute(
