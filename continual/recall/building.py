@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from continual.recall.cards import Card
 from continual.recall.index import RecallIndex
 from continual.recall.postings import PostingsBuilder
@@ -18,11 +20,20 @@ class IndexBuilder:
         self._postings = PostingsBuilder()
 
     def add(self, card: Card) -> None:
-        if card.id in self._ids:
-            raise ValueError(f"card {card.id} is already in the index")
-        self._ids.add(card.id)
-        self._cards.append(card)
-        self._postings.add(card)
+        self.extend((card,))
+
+    def extend(self, cards: Sequence[Card]) -> None:
+        """Index ``cards`` next, in their order."""
+        batch = [card.id for card in cards]
+        fresh = set(batch)
+        if len(fresh) != len(batch) or not self._ids.isdisjoint(fresh):
+            twice = next(i for i in batch if i in self._ids or batch.count(i) > 1)
+            raise ValueError(f"card {twice} is already in the index")
+        self._ids |= fresh
+        self._cards.extend(cards)
+        add = self._postings.add
+        for card in cards:
+            add(card)
 
     def finish(self) -> RecallIndex:
         cards, self._cards, self._ids = self._cards, [], set()

@@ -83,26 +83,29 @@ class RecallIndex:
         ids = [card.id for card in ordered]
         index._slot = dict(zip(ids, range(count), strict=True))
         by_id = sorted(range(count), key=ids.__getitem__)  # slots in id order
-        index._ids = [ids[slot] for slot in by_id]
+        index._ids = list(map(ids.__getitem__, by_id))
         index._rank[by_id] = np.arange(1, count + 1, dtype=np.int64) * RANK_GAP
-        keyids = index._keys
-        members = index._members
-        for n, card in enumerate(ordered):
-            kid = keyids.setdefault(card.key, len(keyids))
-            held = members.get(kid)
-            if held is None:
-                members[kid] = [n]
-            else:
-                held.append(n)
-        index._keyid[:count] = [keyids[card.key] for card in ordered]
-        index._account[:count] = [card.scope == Scope.ACCOUNT for card in ordered]
-        repositories = index._repositories
-        index._repository[:count] = [
-            repositories.setdefault(card.repository, len(repositories)) for card in ordered
-        ]
-        for held in members.values():
-            if len(held) > 1:
-                index._shared[held] = True
+        keys = [card.key for card in ordered]
+        index._keys = {key: kid for kid, key in enumerate(dict.fromkeys(keys))}
+        keyid = np.fromiter(map(index._keys.__getitem__, keys), np.int32, count)
+        index._keyid[:count] = keyid
+        # Each key's slots in slot order: one stable sort, cut where the key changes.
+        by_key = np.argsort(keyid, kind="stable")
+        sorted_kids = keyid[by_key]
+        at = np.flatnonzero(np.diff(sorted_kids, prepend=-1))
+        slots, bounds = by_key.tolist(), [*at.tolist(), count]
+        index._members = {
+            kid: slots[start:end]
+            for kid, start, end in zip(
+                sorted_kids[at].tolist(), bounds[:-1], bounds[1:], strict=True
+            )
+        }
+        index._shared[:count] = np.bincount(keyid, minlength=len(index._keys))[keyid] > 1
+        account = Scope.ACCOUNT.value
+        index._account[:count] = [card.scope == account for card in ordered]
+        repositories = [card.repository for card in ordered]
+        index._repositories = {name: n for n, name in enumerate(dict.fromkeys(repositories))}
+        index._repository[:count] = list(map(index._repositories.__getitem__, repositories))
         index._postings = postings
         return index
 

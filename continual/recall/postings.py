@@ -283,10 +283,17 @@ class PostingsBuilder:
         for raw in groups:
             group = tuple(raw)
             number = built.groups.get(group)
-            if number is None:
-                numbers += built._group_number(_normal_group(group))
-            else:
+            if number is not None:
                 append(number)
+            elif (
+                len(group) == 2
+                and group[0] < group[1]
+                and group[0].islower()
+                and group[1].islower()
+            ):
+                numbers += built._number(GROUP, (sys.intern(group[0]), sys.intern(group[1])))
+            else:  # not in normal form, or of three or more terms
+                numbers += built._group_number(_normal_group(group))
         self._counts.append(len(numbers) - before)
 
     def finish(self) -> Postings:
@@ -303,9 +310,22 @@ class PostingsBuilder:
         built._bounds = np.searchsorted(
             by_number[order], np.arange(built._count + 1, dtype=np.int64)
         )
-        built._term_count = dict(Counter(chain.from_iterable(built.groups)))
-        for group in built.groups:
-            built._file(group)
+        built._term_count = count = dict(Counter(chain.from_iterable(built.groups)))
+        pairs = built._pairs
+        for group, number in built.groups.items():
+            if len(group) != 2:
+                built._file(group)
+                continue
+            # _file, unrolled for the pairs that are most groups: under the rarer term
+            a, b = group
+            first, second = (a, b) if (count[a], a) <= (count[b], b) else (b, a)
+            seconds = pairs.get(first)
+            if seconds is None:
+                pairs[first] = {second: [number]}
+            elif second in seconds:
+                seconds[second].append(number)
+            else:
+                seconds[second] = [number]
         return built
 
 

@@ -46,13 +46,12 @@ class Snapshot:
         self.generation = generation
         self.now = now
         self._lock = threading.RLock()
-        self._lessons = {lesson.id: lesson for lesson in lessons}
+        self._lessons = {lesson.card.id: lesson for lesson in lessons}
         self._sorted: tuple[Lesson, ...] | None = None
         self._mechanisms: dict[str, str | tuple[str, ...]] = {}  # mechanism -> entry id(s)
         self._expiring: list[tuple[int, str]] = []
         self._remembered: dict[Hashable, object] = {}
-        for lesson in lessons:
-            self._track(lesson)
+        self._track_all(lessons)
         built_here = index is None
         if index is None:
             index = RecallIndex.build(
@@ -184,6 +183,27 @@ class Snapshot:
         held = self._mechanisms.get(mechanism, ())
         return (held,) if isinstance(held, str) else held
 
+    def _track_all(self, lessons: list[Lesson]) -> None:
+        """``_track`` for every lesson of a build, in one pass and one heapify."""
+        mechanisms = self._mechanisms
+        for lesson in lessons:
+            card = lesson.card
+            mechanism = card.key.rpartition("-")[2]  # mechanism_of
+            held = mechanisms.get(mechanism)
+            if held is None:
+                mechanisms[mechanism] = card.id
+            elif isinstance(held, str):
+                mechanisms[mechanism] = (held, card.id) if held != card.id else held
+            elif card.id not in held:
+                mechanisms[mechanism] = (*held, card.id)
+        now = self.now
+        self._expiring.extend(
+            (lesson.expires_ms, lesson.card.id)
+            for lesson in lessons
+            if lesson.expires_ms is not None and lesson.expires_ms > now and not lesson.demoted
+        )
+        heapq.heapify(self._expiring)
+
     def _track(self, lesson: Lesson) -> None:
         mechanism = mechanism_of(lesson.key)
         held = self._peers(mechanism)
@@ -230,10 +250,10 @@ def build_snapshot(conn: Connection, account_id: int, *, now: int) -> Snapshot:
     def index(batch: list[Lesson]) -> None:
         # Each active card is indexed as it is read and lets go of its stored links at once:
         # they are never all held together.
-        for lesson in batch:
-            if lesson.state is EntryState.ACTIVE:
-                builder.add(lesson.card)
-                lesson.card.release_links()
+        cards = [lesson.card for lesson in batch if lesson.state is EntryState.ACTIVE]
+        builder.extend(cards)
+        for card in cards:
+            card.release_links()
 
     with _without_cycle_collection():
         lessons = read_lessons(conn, account_id, now=now, each_batch=index)
