@@ -28,6 +28,7 @@ from continual.injections import Target  # noqa: E402
 from continual.lifecycle import CONFIRMATION_TTL_MS, DAY_MS  # noqa: E402
 from continual.persons import Preference  # noqa: E402
 from continual.recall.cards import Card  # noqa: E402
+from continual.recall.numbering import number_account  # noqa: E402
 from continual.recall.snapshot import SnapshotCache  # noqa: E402
 from continual.surfaces import hand_context  # noqa: E402
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion  # noqa: E402
@@ -136,6 +137,8 @@ def populate(engine: Engine, cards: list[Card]) -> int:
                     for card in chunk
                 ],
             )
+        # Written row by row above; numbered as the store's writers and its migration number.
+        number_account(conn, ACCOUNT_ID)
     return len(kept)
 
 

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.recall.changes import note_entry_change
+from continual.recall.numbering import number_links
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
 from continual.tables import Entry, Receipt, Repository, Suggestion
 from continual.tombstones import hold_sources
@@ -222,6 +223,7 @@ def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
             text=new.text,
             admission=new.admission,
             associations=json.dumps(new.associations, sort_keys=True),
+            link_numbers=number_links(conn, new.account_id, new.associations),
             revision=1,
             created_ms=now,
         )
@@ -256,6 +258,10 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
             raise EntryGone(entry_id)
         raise RevisionConflict(entry_id, expected)
     note_entry_change(conn, entry_id)
+    if "associations" in values:  # numbered under the account's lock, taken just above
+        account_id = conn.execute(select(Entry.account_id).where(Entry.id == entry_id)).scalar_one()
+        numbers = number_links(conn, account_id, values["associations"])
+        conn.execute(update(Entry).where(Entry.id == entry_id).values(link_numbers=numbers))
     return expected + 1
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from continual.recall.cards import Card
 from continual.recall.index import RecallIndex
+from continual.recall.numbering import StoredNames
 from continual.recall.postings import PostingsBuilder
 
 
@@ -14,16 +15,18 @@ class IndexBuilder:
     each card's links are numbered as it comes, so a build from the store can let go of them
     at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, stored: StoredNames | None = None) -> None:
+        """``stored``: the account's numbered names, for cards that come with their numbers."""
         self._cards: list[Card] = []
         self._ids: set[str] = set()
-        self._postings = PostingsBuilder()
+        self._postings = PostingsBuilder(stored)
 
     def add(self, card: Card) -> None:
         self.extend((card,))
 
-    def extend(self, cards: Sequence[Card]) -> None:
-        """Index ``cards`` next, in their order."""
+    def extend(self, cards: Sequence[Card], numbers: Sequence[bytes | None] | None = None) -> None:
+        """Index ``cards`` next, in their order; ``numbers``: each card's links' numbers as
+        stored (``continual.recall.numbering``), None for a card that has none."""
         batch = [card.id for card in cards]
         fresh = set(batch)
         if len(fresh) != len(batch) or not self._ids.isdisjoint(fresh):
@@ -31,6 +34,9 @@ class IndexBuilder:
             raise ValueError(f"card {twice} is already in the index")
         self._ids |= fresh
         self._cards.extend(cards)
+        if numbers is not None:
+            self._postings.add_numbered(cards, numbers)
+            return
         add = self._postings.add
         for card in cards:
             add(card)

@@ -275,14 +275,17 @@ def read_lessons(
     *,
     now: int,
     ids: Sequence[str] | None = None,
-    each_batch: Callable[[list[Lesson]], None] | None = None,
+    each_batch: Callable[[list[Lesson], list[bytes | None]], None] | None = None,
 ) -> list[Lesson]:
     """The account's live entries as lessons with counts but no receipts (recall's read): all
     of them, or those of ``ids``. Widening looks at the merged fix PRs of the entries read, so a
-    partial read must hold every entry of the mechanisms it touches. A whole read is handed to
-    ``each_batch`` as it is read (a snapshot indexes it on the way)."""
+    partial read must hold every entry of the mechanisms it touches. What is read is handed to
+    ``each_batch`` as it is read, with each entry's link numbers (a snapshot indexes it on the
+    way)."""
     reader = _Reader(conn, account_id, now)
-    live = select(*ENTRY_COLUMNS, Entry.account_id).where(Entry.deleted_ms.is_(None))
+    live = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
+        Entry.deleted_ms.is_(None)
+    )
     merged_query = _merged_query(account_id)
     if ids is None:
         parts: Iterable[tuple[Any, Any]] = [
@@ -309,7 +312,7 @@ def read_lessons(
             mine = batch if ids is None else [r for r in batch if r.account_id == account_id]
             made = reader.lessons(mine, widening)
             if each_batch is not None:
-                each_batch(made)
+                each_batch(made, [row[-1] for row in mine])
             lessons.extend(made)
     return lessons
 

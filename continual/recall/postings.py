@@ -6,14 +6,15 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import partial
-from itertools import chain, permutations
+from itertools import chain, compress, permutations
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from continual.associations import normalise_path, parent_folder
-from continual.recall.cards import Card, Normal, group_key
+from continual.recall.cards import FILE, FOLDER, GROUP, NAME, Card, Normal, group_key
+from continual.recall.numbering import NUMBER, StoredNames
 
 Slots = npt.NDArray[np.int32]
 Numbers = npt.NDArray[np.int64]
@@ -21,7 +22,6 @@ SLOT = np.int32
 Group = tuple[str, ...]
 NO_SLOTS: Slots = np.zeros(0, dtype=SLOT)
 NO_NUMBERS: Numbers = np.zeros(0, dtype=np.int64)
-FILE, FOLDER, NAME, GROUP = range(4)  # what a posting number names
 
 
 class Postings:
@@ -245,14 +245,76 @@ class Postings:
 
 
 class PostingsBuilder:
-    """Postings made card by card, each card's links numbered as soon as it comes (slot n is
-    the n-th card): a build can drop each card's stored links before reading the next."""
+    """Postings made card by card, in slot order (slot n is the n-th card): a build can drop
+    each card's stored links before reading the next.
 
-    def __init__(self) -> None:
+    Given the account's numbered names (``continual.recall.numbering``), a card comes with its
+    links' numbers as stored (``add_numbered``) and nothing is looked up; a card without them,
+    or whose numbers do not fit the names, has its links numbered here (``add``), after the
+    stored numbers.
+    """
+
+    def __init__(self, stored: StoredNames | None = None) -> None:
         self._built = Postings()
-        self._numbers: list[int] = []
+        self._chunks: list[Slots] = []  # each card's numbers, in card order, numbered ones
+        self._numbers: list[int] = []  # and those numbered here since the last chunk
         self._counts: list[int] = []
         self._files: dict[str, tuple[int, ...]] = {}  # a stored path: its file and folder
+        self._known = np.zeros(0, dtype=np.bool_)  # by stored number: whether it names
+        if stored is not None and len(stored):
+            self._take(stored)
+
+    def _take(self, stored: StoredNames) -> None:
+        """Start from the stored names, under their numbers."""
+        built = self._built
+        built._count = int(stored.numbers.max()) + 1
+        built._names = [None] * built._count
+        for number, name in zip(stored.numbers.tolist(), stored.names, strict=True):
+            built._names[number] = name
+        kinds = np.zeros(built._count, dtype=np.uint8)
+        kinds[stored.numbers] = stored.kinds
+        built._kinds = bytearray(kinds.tobytes())
+        for kind, table in enumerate(built._tables):
+            held = stored.kinds == kind
+            names = compress(stored.names, held)
+            table.update(zip(names, stored.numbers[held].tolist(), strict=True))
+        self._known = np.zeros(built._count, dtype=np.bool_)
+        self._known[stored.numbers] = True
+
+    def add_numbered(self, cards: Sequence[Card], numbers: Sequence[bytes | None]) -> None:
+        """Add ``cards`` with their links' numbers as stored; a card without numbers, or with
+        numbers that do not fit the stored names, is numbered here (``add``)."""
+        whole = None if None in numbers else self._fitting(numbers)  # type: ignore[arg-type]
+        if whole is not None:
+            self._flush()
+            self._chunks.append(whole)
+            self._counts.extend(len(held) // NUMBER.itemsize for held in numbers)  # type: ignore[arg-type]
+            return
+        for card, held in zip(cards, numbers, strict=True):  # one at a time: some do not fit
+            fitting = None if held is None else self._fitting([held])
+            if fitting is None:
+                self.add(card)
+                continue
+            self._flush()
+            self._chunks.append(fitting)
+            self._counts.append(len(fitting))
+
+    def _fitting(self, numbers: Sequence[bytes]) -> Slots | None:
+        """``numbers`` as one array, or None unless each is whole and every number names."""
+        if any(len(held) % NUMBER.itemsize for held in numbers):
+            return None
+        joined = np.frombuffer(b"".join(numbers), dtype=NUMBER)
+        known = self._known
+        if len(joined) and not (
+            (joined >= 0).all() and (joined < len(known)).all() and known[joined].all()
+        ):
+            return None
+        return joined.astype(np.int32)
+
+    def _flush(self) -> None:
+        if self._numbers:
+            self._chunks.append(np.array(self._numbers, dtype=np.int32))
+            self._numbers = []
 
     def add(self, card: Card) -> None:
         # A stored value is usually in normal form and seen before: one lookup as it is, and
@@ -296,12 +358,23 @@ class PostingsBuilder:
                 numbers += built._group_number(_normal_group(group))
         self._counts.append(len(numbers) - before)
 
+    def _forget_unused(self, numbers: Slots) -> None:
+        """Forget the stored names no card here links to (those of entries not active)."""
+        built, known = self._built, self._known
+        used = np.bincount(numbers, minlength=built._count)[: len(known)] > 0
+        for number in np.flatnonzero(known & ~used).tolist():
+            del built._tables[built._kinds[number]][built._names[number]]
+            built._names[number] = None
+        self._known = np.zeros(0, dtype=np.bool_)
+
     def finish(self) -> Postings:
         """The inverted lists (a slot may repeat in a list, which scoring and removal allow)."""
         built, counts = self._built, self._counts
-        by_number = np.array(self._numbers, dtype=np.int64)
-        self._numbers, self._files = [], {}
-        built._slot_numbers = by_number.astype(np.int32)
+        self._flush()
+        by_number = np.concatenate(self._chunks) if self._chunks else NO_SLOTS
+        self._chunks, self._files = [], {}
+        self._forget_unused(by_number)
+        built._slot_numbers = by_number
         built._slot_bounds = np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=built._slot_bounds[1:])
         order = np.argsort(by_number, kind="stable")

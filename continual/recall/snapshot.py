@@ -17,6 +17,7 @@ from continual.recall.cards import Card, Recall, visibility_rank
 from continual.recall.changes import changed_since, generation_of
 from continual.recall.index import RecallIndex
 from continual.recall.lessons import Lesson, mechanism_of, read_lessons
+from continual.recall.numbering import read_link_names
 from continual.tables import Entry
 from continual.values import EntryState
 
@@ -245,13 +246,18 @@ class Snapshot:
 def build_snapshot(conn: Connection, account_id: int, *, now: int) -> Snapshot:
     """Read the account's lessons once and index the active ones."""
     generation = generation_of(conn, account_id)
-    builder = IndexBuilder()
+    builder = IndexBuilder(read_link_names(conn, account_id))
 
-    def index(batch: list[Lesson]) -> None:
+    def index(batch: list[Lesson], numbers: list[bytes | None]) -> None:
         # Each active card is indexed as it is read and lets go of its stored links at once:
         # they are never all held together.
-        cards = [lesson.card for lesson in batch if lesson.state is EntryState.ACTIVE]
-        builder.extend(cards)
+        active = [
+            (lesson.card, held)
+            for lesson, held in zip(batch, numbers, strict=True)
+            if lesson.state is EntryState.ACTIVE
+        ]
+        cards = [card for card, _ in active]
+        builder.extend(cards, [held for _, held in active])
         for card in cards:
             card.release_links()
 

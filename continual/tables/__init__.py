@@ -10,6 +10,7 @@ from continual.proofs import ProofRow
 from continual.summary.rows import MemorySummaryRow
 from continual.tables.changes import EntryChange
 from continual.tables.lessons import LessonEvent, LessonProvenance
+from continual.tables.links import LinkName
 from continual.tables.people import Injection, Person, Token
 from continual.tables.reviews import (
     Agreement,
@@ -40,6 +41,7 @@ __all__ = [
     "JudgeVerdictRow",
     "LessonEvent",
     "LessonProvenance",
+    "LinkName",
     "MemoryHitRow",
     "MemoryItemRow",
     "MemorySummaryRow",

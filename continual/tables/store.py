@@ -8,6 +8,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -114,6 +115,8 @@ class Entry(Base):
     text: Mapped[str] = mapped_column(Text, default="")
     admission: Mapped[str | None] = mapped_column(String(32))  # None: admitted; else the stage
     associations: Mapped[str] = mapped_column(Text, default="{}")  # JSON, for the recall index
+    # The associations' posting numbers (``LinkName``), little-endian int32, written with them.
+    link_numbers: Mapped[bytes | None] = mapped_column(LargeBinary)
     revision: Mapped[int] = mapped_column(Integer, default=1)
     demoted_ms: Mapped[int | None] = mapped_column(BigInteger)
     demoted_by: Mapped[str | None] = mapped_column(String(100))
