@@ -130,4 +130,5 @@ def entry_without_writeback(engine: Engine, sid: str, *, now: int) -> str:
         entry_id = store.create_entry(conn, new_entry_for(found), now=now)
         receipt = store.NewReceipt(sid, Decision.ACCEPTED, Source.REPLY, now)
         store.set_receipt(conn, entry_id, found.account_id, receipt, found)
+        store.refresh(conn, entry_id, 1, now=now)  # as every receipt change is followed
     return entry_id
