@@ -137,7 +137,7 @@ def populate(engine: Engine, cards: list[Card]) -> int:
                     for card in chunk
                 ],
             )
-        # Written row by row above; numbered as the store's writers and its migration number.
+    with engine.begin() as conn:  # written directly above: numbered as the migration numbers
         number_account(conn, ACCOUNT_ID)
     return len(kept)
 
