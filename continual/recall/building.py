@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from continual.recall.cards import Card
 from continual.recall.index import RecallIndex
 from continual.recall.numbering import StoredNames
-from continual.recall.postings import PostingsBuilder
+from continual.recall.postings_builder import PostingsBuilder
 
 
 class IndexBuilder:

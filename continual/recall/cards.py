@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -45,7 +45,11 @@ class Links(NamedTuple):
     @classmethod
     def parse(cls, stored: str | None) -> Links:
         """The links of an entry's ``associations`` column (JSON)."""
-        data = orjson.loads(stored or "{}")
+        return cls.of(orjson.loads(stored or "{}"))
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> Links:
+        """The links of associations as parsed (lists under their names)."""
         return cls(
             tuple(data.get("files", ())),
             tuple(data.get("identifiers", ())),
@@ -256,7 +260,7 @@ class Query:
         return cls(norm_paths, names, frozenset(terms))
 
 
-def card_folders(card: Card) -> tuple[str, ...]:
+def card_folders(card: Card | Links) -> tuple[str, ...]:
     """The folders a card is associated with: its explicit ones and each file's folder."""
     found = [normalise_path(f) for f in card.folders]
     found.extend(parent_folder(normalise_path(f)) for f in card.files)
@@ -288,12 +292,16 @@ class Normal:
 
     @classmethod
     def of(cls, card: Card) -> Normal:
+        return cls.of_links(card.links())
+
+    @classmethod
+    def of_links(cls, links: Links) -> Normal:
         return cls(
-            files=tuple(dict.fromkeys(f for f in map(normalise_path, card.files) if f)),
-            folders=card_folders(card),
-            identifiers=tuple(dict.fromkeys(i for i in map(str.strip, card.identifiers) if i)),
+            files=tuple(dict.fromkeys(f for f in map(normalise_path, links.files) if f)),
+            folders=card_folders(links),
+            identifiers=tuple(dict.fromkeys(i for i in map(str.strip, links.identifiers) if i)),
             groups=tuple(
-                dict.fromkeys(g for g in map(group_key, card.keyword_groups) if len(g) >= 2)
+                dict.fromkeys(g for g in map(group_key, links.keyword_groups) if len(g) >= 2)
             ),
         )
 

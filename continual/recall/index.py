@@ -24,6 +24,7 @@ from continual.recall.cards import (
     why_matched,
 )
 from continual.recall.postings import Postings
+from continual.recall.postings_builder import postings_of
 from continual.values import Scope
 
 RANK_GAP = 1 << 24  # room between neighbouring ids' ranks for ids inserted later
@@ -70,7 +71,7 @@ class RecallIndex:
         for card in cards:
             unique.setdefault(card.id, card)
         held = list(unique.values())
-        return cls.of_cards(held, Postings.build(held))
+        return cls.of_cards(held, postings_of(held))
 
     @classmethod
     def of_cards(cls, ordered: list[Card], postings: Postings) -> RecallIndex:

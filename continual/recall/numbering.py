@@ -21,7 +21,7 @@ import numpy.typing as npt
 import orjson
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
-from continual.recall.cards import FILE, FOLDER, GROUP, NAME, Card, Normal
+from continual.recall.cards import FILE, FOLDER, GROUP, NAME, Links, Normal
 from continual.tables import Account, Entry, LinkName
 
 NUMBER = np.dtype("<i4")  # how an entry's numbers are stored
@@ -32,23 +32,10 @@ ENTRIES_AT_ONCE = 2_000  # entries numbered per round when filling an account's
 def normal_links(associations: str | Mapping[str, Any] | None) -> list[tuple[int, Any]]:
     """The names an entry's associations link to, as ``(kind, name)`` in normal form: files,
     folders (the explicit ones, then each file's), identifiers, keyword groups."""
-    data = associations if isinstance(associations, Mapping) else orjson.loads(associations or "{}")
-    links = Normal.of(
-        Card(
-            "",
-            "",
-            0,
-            "",
-            "",
-            "",
-            "",
-            "",
-            files=data.get("files", ()),
-            identifiers=data.get("identifiers", ()),
-            keyword_groups=data.get("keyword_groups", ()),
-            folders=data.get("folders", ()),
-        )
+    parsed = (
+        Links.of(associations) if isinstance(associations, Mapping) else Links.parse(associations)
     )
+    links = Normal.of_links(parsed)
     return [
         *((FILE, name) for name in links.files),
         *((FOLDER, name) for name in links.folders),
