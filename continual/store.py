@@ -257,9 +257,8 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
         if current is None or current.deleted_ms is not None:
             raise EntryGone(entry_id)
         raise RevisionConflict(entry_id, expected)
-    note_entry_change(conn, entry_id)
+    account_id = note_entry_change(conn, entry_id)
     if "associations" in values:  # numbered under the account's lock, taken just above
-        account_id = conn.execute(select(Entry.account_id).where(Entry.id == entry_id)).scalar_one()
         numbers = number_links(conn, account_id, values["associations"])
         conn.execute(update(Entry).where(Entry.id == entry_id).values(link_numbers=numbers))
     return expected + 1

@@ -16,7 +16,7 @@ PRUNE_EVERY = 1_024
 
 
 def note_entry_change(conn: Connection, entry_id: str, account_id: int | None = None) -> int:
-    """Record that ``entry_id``'s row changed in this transaction; returns the new generation.
+    """Record that ``entry_id``'s row changed in this transaction; returns its account.
 
     Bumping the account's generation takes its row lock until commit, so generations are
     contiguous and in commit order per account; the log row names the entry under it.
@@ -43,7 +43,7 @@ def note_entry_change(conn: Connection, entry_id: str, account_id: int | None = 
                 EntryChange.generation <= generation - KEEP_CHANGES,
             )
         )
-    return generation
+    return account
 
 
 # Built once: every question any surface asks starts with this read.

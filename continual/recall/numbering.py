@@ -54,7 +54,9 @@ def number_links(
 def number_many(
     conn: Connection, account_id: int, many: Sequence[str | Mapping[str, Any] | None]
 ) -> list[bytes]:
-    """``number_links`` for each of ``many``, with one look-up of the names they share."""
+    """``number_links`` for each of ``many``, with one look-up of the names they share. The
+    caller holds the account's row lock: a writer that changed an entry took it
+    (``note_entry_change``), and ``number_account`` takes it."""
     texts: dict[str, tuple[int, str]] = {}  # digest: kind and name as stored, first seen first
     keyed: list[list[str]] = []
     for associations in many:
@@ -65,8 +67,6 @@ def number_many(
             texts.setdefault(digest, (kind, text))
             digests.append(digest)
         keyed.append(digests)
-    if texts:
-        _lock(conn, account_id)
     known: dict[str, int] = {}
     wanted = list(texts)
     for start in range(0, len(wanted), CHUNK):
@@ -102,14 +102,15 @@ def number_many(
 
 
 def _lock(conn: Connection, account_id: int) -> None:
-    """Take the account's row lock (held until commit) before handing out numbers: a writer
-    that changed an entry holds it already (``note_entry_change``). SQLite has one writer."""
+    """Take the account's row lock (held until commit), so numbers are handed out one writer
+    at a time. SQLite has one writer."""
     conn.execute(select(Account.id).where(Account.id == account_id).with_for_update())
 
 
 def number_account(conn: Connection, account_id: int) -> int:
     """Number the links of the account's live entries that have no numbers yet (written
     before links were numbered, or by hand); answers how many were numbered."""
+    _lock(conn, account_id)
     rows = conn.execute(
         select(Entry.id, Entry.associations).where(
             Entry.account_id == account_id,

@@ -185,34 +185,31 @@ class Snapshot:
         return (held,) if isinstance(held, str) else held
 
     def _track_all(self, lessons: list[Lesson]) -> None:
-        """``_track`` for every lesson of a build, in one pass and one heapify."""
-        mechanisms = self._mechanisms
+        """``_track`` for every lesson of a build, with one heapify."""
         for lesson in lessons:
-            card = lesson.card
-            mechanism = card.key.rpartition("-")[2]  # mechanism_of
-            held = mechanisms.get(mechanism)
-            if held is None:
-                mechanisms[mechanism] = card.id
-            elif isinstance(held, str):
-                mechanisms[mechanism] = (held, card.id) if held != card.id else held
-            elif card.id not in held:
-                mechanisms[mechanism] = (*held, card.id)
-        now = self.now
-        self._expiring.extend(
-            (lesson.expires_ms, lesson.card.id)
-            for lesson in lessons
-            if lesson.expires_ms is not None and lesson.expires_ms > now and not lesson.demoted
-        )
+            self._file_mechanism(lesson)
+        self._expiring.extend(filter(None, map(self._expiry, lessons)))
         heapq.heapify(self._expiring)
 
     def _track(self, lesson: Lesson) -> None:
+        self._file_mechanism(lesson)
+        expiry = self._expiry(lesson)
+        if expiry is not None:
+            heapq.heappush(self._expiring, expiry)
+
+    def _file_mechanism(self, lesson: Lesson) -> None:
         mechanism = mechanism_of(lesson.key)
         held = self._peers(mechanism)
         if lesson.id not in held:
             # Most mechanisms have one entry: held as the id itself, not a tuple of one.
             self._mechanisms[mechanism] = (*held, lesson.id) if held else lesson.id
-        if lesson.expires_ms is not None and not lesson.demoted and lesson.expires_ms > self.now:
-            heapq.heappush(self._expiring, (lesson.expires_ms, lesson.id))
+
+    def _expiry(self, lesson: Lesson) -> tuple[int, str] | None:
+        """When ``lesson`` lapses, if it waits for that (confirmed, not demoted, not lapsed)."""
+        expires = lesson.expires_ms
+        if expires is None or lesson.demoted or expires <= self.now:
+            return None
+        return expires, lesson.id
 
     def _forget(self, entry_id: str) -> None:
         lesson = self._lessons.pop(entry_id, None)

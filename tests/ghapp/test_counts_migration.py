@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from sqlalchemy import Engine, func, insert, select
 
 from continual import store
@@ -13,7 +10,6 @@ from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from tests.support.migrations import (
     NOW,
-    at_migration_before,
     entry,
     receipt,
     suggestion,
@@ -21,13 +17,6 @@ from tests.support.migrations import (
 )
 
 REVISION = "0018_entry_receipt_counts"
-
-
-@pytest.fixture
-def engine_before(database_url: str) -> Iterator[Engine]:
-    engine = at_migration_before(database_url, REVISION)
-    yield engine
-    engine.dispose()
 
 
 def test_counts_are_the_current_receipts_and_every_receipt_stays(engine_before: Engine) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from sqlalchemy import Engine, insert, select
 
 from continual.recall.lessons import read_lessons
@@ -14,16 +11,9 @@ from continual.recall.snapshot import build_snapshot
 from continual.tables import Account, Entry, LinkName, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from ghapp.db import reading
-from tests.support.migrations import NOW, at_migration_before, entry, receipt, suggestion, upgrade
+from tests.support.migrations import NOW, entry, receipt, suggestion, upgrade
 
 REVISION = "0019_link_numbers"
-
-
-@pytest.fixture
-def engine_before(database_url: str) -> Iterator[Engine]:
-    engine = at_migration_before(database_url, REVISION)
-    yield engine
-    engine.dispose()
 
 
 def test_stored_entries_are_numbered_and_built_from(engine_before: Engine) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from sqlalchemy import Engine, insert, select
 
 from continual.proofs import ProofRow
@@ -14,7 +11,6 @@ from continual.values import EntryState
 from tests.support.migrations import (
     DAY,
     NOW,
-    at_migration_before,
     entry,
     receipt,
     suggestion,
@@ -23,14 +19,6 @@ from tests.support.migrations import (
 
 REVISION = "0010_proofs_as_evidence"
 BODY = "**Off by one**\n\n**Proven:** `pytest -q tests/test_calc.py` fails on this commit and passes with the fix.\n"
-
-
-@pytest.fixture
-def engine_before(database_url: str) -> Iterator[Engine]:
-    """A database at the migration before 0010."""
-    engine = at_migration_before(database_url, REVISION)
-    yield engine
-    engine.dispose()
 
 
 def test_proven_receipts_become_evidence_and_lessons_lose_what_only_a_proof_gave(
