@@ -79,6 +79,10 @@ class ReviewSettings:
     lesson_cap: int = 20
     max_calls: int = 64
     proofs: ProofPolicy = ProofPolicy.SANDBOXED
+    proof_memory_mib: int = 2048  # all processes of one proof run together, its copy included
+    proof_processes: int = 256  # processes of one proof run together
+    proof_copy_mib: int = 1024  # the copy of the head a proof runs on (a tmpfs)
+    proof_files: int = 100_000  # entries of the head's tree a proof may copy
 
 
 class Acknowledge(StrEnum):

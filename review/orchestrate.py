@@ -25,8 +25,8 @@ from review.contract import (
 from review.lenses import Lens
 from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
-from review.proof import ProofOutcome, ProofReport, run_proof
-from review.sandbox import Sandbox, detect_sandbox, for_policy
+from review.proof import ProofOutcome, ProofReport, proof_limits, run_proof
+from review.sandbox import Limits, Sandbox, detect_sandbox, for_policy
 from review.seats import Seat
 from review.shards import PullFile, Shard, cut_shards
 
@@ -313,6 +313,7 @@ async def prove(
     parallel: int,
     sandbox: Sandbox | None,
     policy: ProofPolicy,
+    limits: Limits | None = None,
 ) -> list[PostedFinding]:
     """Run the proofs of findings that carry one (at most ``MAX_PROOFS``) on copies of the head,
     in ``sandbox`` or the machine's (detected once); each reports it skipped when there is none
@@ -331,7 +332,12 @@ async def prove(
             return index, ProofReport(ProofOutcome.NO_CHECKOUT, NO_CHECKOUT_REASON)
         async with gate:
             report = await run_proof(
-                proof, repo=checkout, sha=head_sha, timeout_s=timeout_s, sandbox=chosen
+                proof,
+                repo=checkout,
+                sha=head_sha,
+                timeout_s=timeout_s,
+                sandbox=chosen,
+                limits=limits,
             )
             return index, report
 
@@ -385,6 +391,7 @@ async def run_review(
         parallel=settings.parallel_calls,
         sandbox=job.sandbox,
         policy=settings.proofs,
+        limits=proof_limits(settings),
     )
     hits = runner.memory.hits(job.recalled)
     calls = (*outcomes, *(skipped_outcome(call, job.review_id) for call in over))

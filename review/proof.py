@@ -1,8 +1,11 @@
 """Proofs: a finding's test must fail on a copy of the head commit and pass with its fix applied.
 
-Each run gets a fresh copy of the head (``git archive``, no ``.git``, so no hook can run and the
-operator's checkout is never touched) inside the sandbox (``review.sandbox``). A proof is
-evidence shown on the suggestion, never a decision (docs/reviews.md).
+Each run gets a fresh copy of the head inside the sandbox (``review.sandbox``): git lists and
+checks the commit's tree (``review.sandbox.tree``) and writes it as a tar file; ``tar`` unpacks it
+inside the sandbox, into the size-capped tmpfs at ``/proof``, as the sandbox's user. The app never
+opens anything the pull request controls; its tar file and the fix patch live outside the copy.
+No ``.git``, so no hook can run, and the operator's checkout is never touched. A proof is evidence
+shown on the suggestion, never a decision (docs/reviews.md).
 """
 
 from __future__ import annotations
@@ -12,21 +15,42 @@ import logging
 import os
 import re
 import shutil
-import tarfile
 import tempfile
+import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import IO
 
 from continual.memory import repository_dir
+from review.config import ReviewSettings
 from review.contract import Proof
 from review.sandbox import Limits, Mechanism, Ran, Sandbox, run_sandboxed
-from review.sandbox.command import NOBODY, environment
+from review.sandbox.command import INSIDE_DIR, MIB, NOBODY
+from review.sandbox.tree import UnsafeTree, archive, check_tree
 
-GIT_TIMEOUT_S = 60.0
 CHECKOUT_DIR = "checkout"
-PATCH_NAME = ".hindsight-fix.patch"
 COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+INSIDE_TAR = "/hindsight/head.tar"
+INSIDE_PATCH = "/hindsight/fix.patch"
+STATUS_TAIL_BYTES = 2000
+# The init of a proof's run: unpack the copy, apply the fix if one is given, then run the test.
+# The steps' output and exit statuses go to the status file (the init's standard input, opened
+# for writing), each status marked with a word only this run knows; the file is closed before the
+# test starts, so the test cannot forge a step.
+PREPARE = r"""
+mark=$1 tar=$2 copy=$3 patch=$4; shift 4
+step() { printf '\n%s %s %s\n' "$mark" "$1" "$2" >&0; }
+tar -x -f "$tar" -C "$copy" --no-same-owner --no-same-permissions >&0 2>&1 </dev/null
+rc=$?; step copy $rc; [ $rc -eq 0 ] || exit 125
+if [ -n "$patch" ]; then
+    (cd "$copy" && GIT_CEILING_DIRECTORIES="${copy%/*}" git apply --whitespace=nowarn "$patch") \
+        >&0 2>&1 </dev/null
+    rc=$?; step apply $rc; [ $rc -eq 0 ] || exit 125
+fi
+exec 0</dev/null
+cd "$copy" && "$@"; exit $?
+"""
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +71,9 @@ class ProofOutcome(StrEnum):
     NO_FIX = "no-fix"
     NO_CHECKOUT = "no-checkout"
     SKIPPED = "skipped-no-sandbox"  # no sandbox works here and proofs may not run without one
+    UNSAFE_TREE = "unsafe-tree"  # the head's tree holds an entry no copy may contain
+    COPY_FAILED = "copy-failed"  # the copy could not be made (over its size cap, tar failed)
+    ERROR = "error"  # the proof could not run (git missing, an unexpected failure)
 
 
 @dataclass(frozen=True)
@@ -65,69 +92,82 @@ class ProofReport:
         return self.outcome is ProofOutcome.PROVEN
 
 
-def _is_safe(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """The archive member as the ``data`` filter would extract it, or None to leave it out
-    (absolute paths, links out of the copy, devices)."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        return None
-
-
-def _extract(archive: Path, dest: Path, *, owner: int | None) -> None:
-    dest.mkdir()
-    with tarfile.open(archive) as tar:
-        tar.extractall(dest, filter=_is_safe)
-    if owner is None:
-        return
-    os.chown(dest, owner, owner)
-    for root, dirs, names in os.walk(dest):
-        for name in (*dirs, *names):
-            os.lchown(os.path.join(root, name), owner, owner)
-
-
-async def _archive(repo: Path, sha: str, scratch: Path) -> Path | str:
-    """The head commit's tree as a tar file (git runs no hook for this), or why it failed."""
-    archive = scratch / "head.tar"
-    env = environment(os.environ.get("PATH", "/usr/bin:/bin"), str(scratch))
-    process = await asyncio.create_subprocess_exec(
-        "git",
-        "-C",
-        str(repo),
-        "archive",
-        "--format=tar",
-        "-o",
-        str(archive),
-        f"{sha}^{{commit}}",
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
+def proof_limits(settings: ReviewSettings) -> Limits:
+    """The limits of a proof's runs under the operator's ``[review]`` settings."""
+    return Limits(
+        total_memory_bytes=settings.proof_memory_mib * MIB,
+        processes=settings.proof_processes,
+        copy_bytes=settings.proof_copy_mib * MIB,
+        files=settings.proof_files,
     )
-    try:
-        async with asyncio.timeout(GIT_TIMEOUT_S):
-            _, error = await process.communicate()
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        return f"git archive did not finish within {GIT_TIMEOUT_S:g} s"
-    if process.returncode != 0:
-        return error.decode(errors="replace").strip()[-300:]
-    return archive
 
 
 @dataclass(frozen=True)
-class _Copies:
-    """Fresh copies of the head, one per run, in a scratch directory the sandbox user owns."""
+class _Steps:
+    """What the init of one run said of its steps: each step's exit status, and their output."""
 
-    archive: Path
+    statuses: dict[str, int]
+    output: str
+
+    @classmethod
+    def read(cls, handle: IO[bytes], mark: str) -> _Steps:
+        handle.seek(0)
+        statuses: dict[str, int] = {}
+        kept: list[str] = []
+        for line in handle.read().decode("utf-8", errors="replace").splitlines():
+            word, _, rest = line.partition(" ")
+            name, _, status = rest.partition(" ")
+            if word == mark and status.isdigit():
+                statuses[name] = int(status)
+            elif line:
+                kept.append(line)
+        return cls(statuses, "\n".join(kept)[-STATUS_TAIL_BYTES:])
+
+
+@dataclass(frozen=True)
+class _Runner:
+    """Runs a proof's steps, each time on a fresh copy: in the sandbox, unpacked into the tmpfs
+    at ``/proof``; unsandboxed, into a new directory of ``scratch``."""
+
+    sandbox: Sandbox
     scratch: Path
-    owner: int | None
+    tar: Path
+    patch: Path
+    limits: Limits
+    timeout_s: float
 
-    def fresh(self, name: str) -> Path:
-        dest = self.scratch / name
-        _extract(self.archive, dest, owner=self.owner)
-        return dest
+    async def run(self, test: str, *, name: str, fix: bool) -> tuple[Ran, _Steps]:
+        mark = uuid.uuid4().hex
+        read_only: list[tuple[Path, str]] = []
+        if self.sandbox.mechanism is Mechanism.BWRAP:
+            workdir = None
+            copy, tar, patch = INSIDE_DIR, INSIDE_TAR, INSIDE_PATCH if fix else ""
+            read_only = [(self.tar, INSIDE_TAR)] + ([(self.patch, INSIDE_PATCH)] if fix else [])
+        else:
+            workdir = self.scratch / name
+            workdir.mkdir()
+            copy, tar, patch = str(workdir), str(self.tar), str(self.patch) if fix else ""
+        with tempfile.TemporaryFile(prefix="hindsight-proof-steps-") as status:
+            ran = await run_sandboxed(
+                self.sandbox,
+                [mark, tar, copy, patch, "/bin/sh", "-c", test],
+                workdir=workdir,
+                limits=self.limits,
+                timeout_s=self.timeout_s,
+                read_only=read_only,
+                init=PREPARE,
+                stdin=status,
+            )
+            return ran, _Steps.read(status, mark)
+
+
+def _bounds(ran: Ran, limits: Limits) -> str:
+    said = {
+        "memory": f"the sandbox's total memory bound ({limits.total_memory_bytes // MIB} MiB)",
+        "processes": f"the sandbox's process bound ({limits.processes})",
+    }
+    reached = [said[name] for name in ran.bounds_hit if name in said]
+    return f"; the run reached {' and '.join(reached)}" if reached else ""
 
 
 async def run_proof(
@@ -141,7 +181,10 @@ async def run_proof(
 ) -> ProofReport:
     """Copy ``sha`` of the local repository ``repo`` and run the proof in ``sandbox``.
 
-    ``timeout_s`` bounds each run of the test command. The copies are always removed.
+    ``timeout_s`` bounds each run (the copy, the fix and the test). Whatever goes wrong, the
+    answer is a report: a proof is the boundary of code that runs a pull request's tree, so any
+    failure in it makes the finding unproven and never fails the review. The scratch files are
+    always removed.
     """
     fix = proof.fix
     if fix is None or not fix.strip():
@@ -150,54 +193,101 @@ async def run_proof(
         return ProofReport(ProofOutcome.SKIPPED, f"proof skipped: no sandbox ({sandbox.detail})")
     if COMMIT_ID.fullmatch(sha) is None:
         return ProofReport(ProofOutcome.NO_CHECKOUT, f"{sha[:80]!r} is not a commit id")
-    scratch = Path(tempfile.mkdtemp(prefix="hindsight-proof-"))
+    used = sandbox.mechanism.value
     try:
-        archive = await _archive(repo, sha, scratch)
-        if isinstance(archive, str):
-            return ProofReport(
-                ProofOutcome.NO_CHECKOUT,
-                f"could not copy {sha} of {repo}: {archive}",
-                sandbox=sandbox.mechanism.value,
-            )
-        owner = NOBODY if sandbox.drop_privileges else None
-        if owner is not None:
-            os.chown(scratch, owner, owner)
-        copies = _Copies(archive, scratch, owner)
-        report = await _prove(
+        scratch = Path(tempfile.mkdtemp(prefix="hindsight-proof-"))
+    except OSError as exc:
+        return ProofReport(ProofOutcome.ERROR, f"no scratch directory: {exc}", sandbox=used)
+    try:
+        report = await _copy_and_prove(
             proof.test,
             fix,
-            copies=copies,
+            repo=repo,
+            sha=sha,
+            scratch=scratch,
             sandbox=sandbox,
             limits=limits or Limits(),
             timeout_s=timeout_s,
         )
-        log.info(
-            "proof run",
-            extra={"sha": sha, "outcome": report.outcome.value, "sandbox": report.sandbox},
+    except Exception as exc:  # the proof's boundary: unproven, never a crash
+        log.exception("proof failed", extra={"sha": sha})
+        report = ProofReport(
+            ProofOutcome.ERROR,
+            f"the proof could not run: {type(exc).__name__}: {str(exc)[:300]}",
+            sandbox=used,
         )
-        return report
     finally:
         await asyncio.to_thread(shutil.rmtree, scratch, True)
+    log.info("proof run", extra={"sha": sha, "outcome": report.outcome.value, "sandbox": used})
+    return report
 
 
-async def _prove(
-    test_command: str,
+async def _copy_and_prove(
+    test: str,
     fix: str,
     *,
-    copies: _Copies,
+    repo: Path,
+    sha: str,
+    scratch: Path,
     sandbox: Sandbox,
     limits: Limits,
     timeout_s: float,
 ) -> ProofReport:
-    test = ["/bin/sh", "-c", test_command]
     used = sandbox.mechanism.value
-
-    async def run(command: list[str], workdir: Path) -> Ran:
-        return await run_sandboxed(
-            sandbox, command, workdir=workdir, limits=limits, timeout_s=timeout_s
+    home = scratch / "home"
+    home.mkdir()
+    tar, patch = scratch / "head.tar", scratch / "fix.patch"
+    try:
+        listing = await check_tree(repo, sha, home=home, max_files=limits.files)
+        await archive(repo, sha, tar, home=home)
+    except UnsafeTree as exc:
+        return ProofReport(
+            ProofOutcome.UNSAFE_TREE,
+            f"the head's tree is not copied: {exc}",
+            sandbox=used,
         )
+    except OSError as exc:
+        return ProofReport(
+            ProofOutcome.NO_CHECKOUT, f"could not copy {sha} of {repo}: {exc}", sandbox=used
+        )
+    patch.write_text(fix if fix.endswith("\n") else fix + "\n")
+    # The sandbox's user reads both files, and only those: the scratch directory can be passed
+    # through, not listed.
+    if sandbox.drop_privileges:
+        for path in (tar, patch):
+            os.chown(path, NOBODY, NOBODY)
+    for path in (tar, patch):
+        path.chmod(0o400)
+    scratch.chmod(0o711)
+    log.debug("proof tree", extra={"sha": sha, "files": listing.files})
+    runner = _Runner(sandbox, scratch, tar, patch, limits, timeout_s)
+    return await _prove(test, runner)
 
-    before = await run(test, await asyncio.to_thread(copies.fresh, "before"))
+
+def _copy_failed(ran: Ran, steps: _Steps, runner: _Runner, when: str) -> ProofReport | None:
+    """The report when a run's copy (or its fix) was not made, else None."""
+    used = runner.sandbox.mechanism.value
+    copied = steps.statuses.get("copy")
+    if copied is None or copied != 0:
+        if ran.timed_out and copied is None:
+            why = f"the copy of the head was not made within {runner.timeout_s:g} s"
+            return ProofReport(ProofOutcome.TIMEOUT, why, sandbox=used)
+        said = steps.output.strip() or ran.output.strip()
+        detail = said[-300:] or f"exit {ran.returncode}"
+        why = (
+            f"the copy of the head {when} could not be made: {detail}{_bounds(ran, runner.limits)}"
+        )
+        return ProofReport(ProofOutcome.COPY_FAILED, why, sandbox=used)
+    return None
+
+
+async def _prove(test_command: str, runner: _Runner) -> ProofReport:
+    used = runner.sandbox.mechanism.value
+    timeout_s = runner.timeout_s
+    before, steps = await runner.run(test_command, name="before", fix=False)
+    failed = _copy_failed(before, steps, runner, "before the fix")
+    if failed is not None:
+        return failed
     if before.timed_out:
         return ProofReport(
             ProofOutcome.TIMEOUT,
@@ -213,19 +303,21 @@ async def _prove(
             sandbox=used,
         )
     # The fix applies to a fresh copy of the head, not to whatever the first run left behind.
-    fixed = await asyncio.to_thread(copies.fresh, "after")
-    patch = fixed / PATCH_NAME
-    patch.write_text(fix if fix.endswith("\n") else fix + "\n")
-    applied = await run(["git", "apply", "--whitespace=nowarn", PATCH_NAME], fixed)
-    patch.unlink(missing_ok=True)
-    if applied.returncode != 0:
+    after, steps = await runner.run(test_command, name="after", fix=True)
+    failed = _copy_failed(after, steps, runner, "for the fix")
+    if failed is not None:
+        return ProofReport(failed.outcome, failed.reason, before=before, sandbox=used)
+    applied = steps.statuses.get("apply")
+    if applied != 0:
+        if applied is None and after.timed_out:
+            why = f"the fix was not applied within {timeout_s:g} s"
+            return ProofReport(ProofOutcome.TIMEOUT, why, before=before, sandbox=used)
         return ProofReport(
             ProofOutcome.PATCH_DOES_NOT_APPLY,
-            f"the fix does not apply to the head commit: {applied.output.strip()[-300:]}",
+            f"the fix does not apply to the head commit: {steps.output.strip()[-300:]}",
             before=before,
             sandbox=used,
         )
-    after = await run(test, fixed)
     if after.timed_out:
         return ProofReport(
             ProofOutcome.TIMEOUT,
@@ -237,7 +329,8 @@ async def _prove(
     if after.returncode != 0:
         return ProofReport(
             ProofOutcome.STILL_FAILING,
-            f"the test still fails with the fix applied (exit {after.returncode})",
+            f"the test still fails with the fix applied (exit {after.returncode})"
+            + _bounds(after, runner.limits),
             before=before,
             after=after,
             sandbox=used,

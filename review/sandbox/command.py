@@ -23,18 +23,25 @@ SYSTEM_FILES = (
     "/etc/group",
 )
 MIB = 1 << 20
+# What the sandbox's init runs by default: the command, then it exits, never being the command.
+INIT_SCRIPT = '"$@"; exit $?'
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one sandboxed command (setrlimit through ``prlimit``) and its /tmp."""
+    """Resource limits of one sandboxed command: per process (setrlimit through ``prlimit``),
+    in total (a cgroup, ``review.sandbox.cgroup``) and the sizes of its tmpfs mounts."""
 
     cpu_s: int = 120
-    memory_bytes: int = 4096 * MIB  # address space
+    memory_bytes: int = 4096 * MIB  # address space, per process
     file_bytes: int = 256 * MIB  # the largest file it may write
-    processes: int = 256
+    processes: int = 256  # per user namespace (prlimit) and in total (the cgroup's pids.max)
     open_files: int = 1024
     tmp_bytes: int = 256 * MIB  # the private /tmp (a tmpfs)
+    total_memory_bytes: int = 2048 * MIB  # every process together, tmpfs pages included
+    copy_bytes: int = 1024 * MIB  # a proof's copy at /proof (a tmpfs)
+    shm_bytes: int = 16 * MIB  # /dev/shm (a tmpfs; the rest of /dev is read-only)
+    files: int = 100_000  # entries of a tree a proof may copy
 
 
 def environment(path: str, home: str) -> dict[str, str]:
@@ -42,9 +49,10 @@ def environment(path: str, home: str) -> dict[str, str]:
     return {"PATH": path, "HOME": home, "LANG": LANG}
 
 
-def limited(command: Sequence[str], limits: Limits) -> list[str]:
+def limited(command: Sequence[str], limits: Limits, *, init: str = INIT_SCRIPT) -> list[str]:
     """``command`` under ``prlimit``, run by a shell that exits when it ends: the command is never
-    the namespace's init (an init ignores the signals the kernel sends over a limit)."""
+    the namespace's init (an init ignores the signals the kernel sends over a limit). ``init`` is
+    that shell's script; it is given ``command`` as its arguments."""
     return [
         PRLIMIT,
         f"--cpu={limits.cpu_s}",
@@ -55,7 +63,7 @@ def limited(command: Sequence[str], limits: Limits) -> list[str]:
         "--",
         "/bin/sh",
         "-c",
-        '"$@"; exit $?',
+        init,
         "proof",
         *command,
     ]
@@ -64,14 +72,20 @@ def limited(command: Sequence[str], limits: Limits) -> list[str]:
 def bwrap_argv(
     prefix: Sequence[str],
     *,
-    workdir: Path,
+    workdir: Path | None,
     inner: Sequence[str],
     tmp_bytes: int = Limits.tmp_bytes,
+    copy_bytes: int = Limits.copy_bytes,
+    shm_bytes: int = Limits.shm_bytes,
+    read_only: Sequence[tuple[Path, str]] = (),
 ) -> list[str]:
     """bubblewrap around ``inner``: new user (65534), PID, network, IPC, UTS and cgroup
     namespaces; a root of its own holding the system read-only, ``workdir`` read-write at
-    ``/proof``, a private /proc, /dev and /tmp, the rest of its root read-only; a clean
-    environment; killed with the app, and everything left in it killed when ``inner`` ends."""
+    ``/proof`` (or, when ``workdir`` is None, an empty tmpfs of ``copy_bytes`` there), each
+    ``(host file, inside path)`` of ``read_only`` bound read-only, a private /proc and /tmp, a
+    read-only /dev of the few device nodes with a small /dev/shm, the rest of its root read-only;
+    a clean environment; killed with the app, and everything left in it killed when ``inner``
+    ends."""
     argv = [
         *prefix,
         "--unshare-all",
@@ -95,8 +109,15 @@ def bwrap_argv(
             argv += ["--ro-bind", directory, directory]
     for name in SYSTEM_FILES:
         argv += ["--ro-bind-try", name, name]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-    argv += ["--bind", str(workdir), INSIDE_DIR]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    argv += ["--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
+    argv += ["--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    if workdir is None:
+        argv += ["--size", str(copy_bytes), "--tmpfs", INSIDE_DIR]
+    else:
+        argv += ["--bind", str(workdir), INSIDE_DIR]
+    for host, inside in read_only:
+        argv += ["--ro-bind", str(host), inside]
     # The sandbox's own root stays read-only: only /proof and the private /tmp can be written.
     argv += ["--remount-ro", "/", "--chdir", INSIDE_DIR, "--clearenv"]
     for name, value in environment(INSIDE_PATH, "/tmp").items():
