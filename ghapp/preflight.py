@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from review.config import ConfigError, ReviewConfig, SeatKind, load_config
+from review.config import ConfigError, ReviewConfig, SeatKind, SeatSandbox, load_config
+from review.sandbox import Mechanism, Sandbox, detect_sandbox
+
+log = logging.getLogger(__name__)
 
 NO_REVIEW_HINT = "(`hindsight init` writes one; `--no-review` starts with reviews off on purpose)"
 # Arguments with these endings name a script the program is to run: it must exist.
@@ -59,19 +63,56 @@ def _runnable(program: str, cwd: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def unsandboxed_seats(config: ReviewConfig, found: Sandbox | None = None) -> list[str]:
+    """One problem per command seat with ``sandbox = "required"`` where no sandbox works; a
+    warning is logged for each ``"auto"`` seat that will run without one, and for each ``"off"``.
+    ``found`` replaces the sandbox this machine offers (probed once, only when a seat needs it)."""
+    problems = []
+    for index, seat in enumerate(config.seats):
+        if seat.kind is not SeatKind.COMMAND:
+            continue
+        if seat.sandbox is SeatSandbox.OFF:
+            log.warning("command seat sandbox off by configuration", extra={"seat": seat.name})
+            continue
+        found = found or detect_sandbox()
+        if found.mechanism is Mechanism.BWRAP:
+            continue
+        if seat.sandbox is SeatSandbox.REQUIRED:
+            problems.append(
+                f'seats[{index}] ({seat.name}): sandbox = "required" but no sandbox works here '
+                f'({found.detail}); install bubblewrap, or set sandbox = "auto" to run it '
+                'without one (docs/security.md, "Command seats")'
+            )
+        else:
+            log.warning(
+                "command seat will run without a sandbox",
+                extra={"seat": seat.name, "detail": found.detail},
+            )
+    return problems
+
+
 def usable_config(
-    path: Path, environ: Mapping[str, str], *, cwd: Path | None = None
+    path: Path,
+    environ: Mapping[str, str],
+    *,
+    cwd: Path | None = None,
+    sandbox: Sandbox | None = None,
 ) -> ReviewConfig:
     """The configuration at ``path``, checked as `serve` needs it from ``cwd`` (default: here);
     ConfigError names the file and every problem (missing file, TOML syntax with its line,
-    unknown seat, unset key variable, a command seat's missing program or script)."""
+    unknown seat, unset key variable, a command seat's missing program or script, a seat that
+    requires the sandbox where none works); ``sandbox`` replaces the one this machine offers."""
     try:
         config = load_config(path)
     except ConfigError as exc:
         raise ConfigError(
             exc.source, [*exc.problems[:-1], f"{exc.problems[-1]} {NO_REVIEW_HINT}"]
         ) from None
-    problems = [*missing_keys(config, environ), *missing_programs(config, cwd or Path.cwd())]
+    problems = [
+        *missing_keys(config, environ),
+        *missing_programs(config, cwd or Path.cwd()),
+        *unsandboxed_seats(config, sandbox),
+    ]
     if problems:
         raise ConfigError(config.source, problems)
     return config

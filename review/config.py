@@ -13,6 +13,7 @@ from review.lenses import BUILTIN_LENS_INSTRUCTIONS, DEFAULT_LENSES, Lens
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_TOKENS = 4096
+DEFAULT_MAX_OUTPUT_BYTES = 4 << 20  # a command seat's stdout, per call
 DEFAULT_BASE_URLS = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
@@ -31,9 +32,15 @@ _SEAT_KEYS = frozenset(
         "timeout_s",
         "max_tokens",
         "pass_env",
+        "sandbox",
+        "network",
+        "read",
+        "write",
+        "max_output_bytes",
     }
 )
 _HTTP_ONLY_KEYS = ("model", "base_url", "max_tokens")
+_COMMAND_ONLY_KEYS = ("sandbox", "network", "read", "write", "max_output_bytes")
 _LENS_KEYS = frozenset({"name", "instructions"})
 
 
@@ -45,9 +52,17 @@ class SeatKind(StrEnum):
     ANTHROPIC = "anthropic"
 
 
+class SeatSandbox(StrEnum):
+    """Where a command seat may run (docs/security.md, "Command seats")."""
+
+    AUTO = "auto"  # in the sandbox where one works, else with the fallback's bounds and a warning
+    REQUIRED = "required"  # only in the sandbox: without one, `serve` refuses and calls fail
+    OFF = "off"  # the operator's opt-out: never in the sandbox
+
+
 @dataclass(frozen=True)
 class SeatConfig:
-    """One configured reviewer backend."""
+    """One configured reviewer backend; the last five fields are for command seats only."""
 
     name: str
     lab: str
@@ -59,6 +74,11 @@ class SeatConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_tokens: int = DEFAULT_MAX_TOKENS
     pass_env: tuple[str, ...] = ()
+    sandbox: SeatSandbox = SeatSandbox.AUTO
+    network: bool = False  # share the host's network namespace (nothing else of the host)
+    read: tuple[str, ...] = ()  # absolute paths the seat sees read-only
+    write: tuple[str, ...] = ()  # absolute paths the seat sees read-write
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
 
 
 class ProofPolicy(StrEnum):
@@ -308,6 +328,18 @@ def _parse_seat(table: Mapping[str, Any], where: str, problems: _Problems) -> Se
     base_url = _text(table, "base_url", where, problems, required=False)
     api_key_env = _text(table, "api_key_env", where, problems, required=False)
 
+    sandbox = _choice(table, "sandbox", SeatSandbox, where, problems)
+    network = table.get("network", False)
+    if not isinstance(network, bool):
+        problems.add(f"{where}.network must be true or false")
+        network = False
+    read = _absolute_paths(table, "read", where, problems)
+    write = _absolute_paths(table, "write", where, problems)
+    max_output = table.get("max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES)
+    if not isinstance(max_output, int) or isinstance(max_output, bool) or max_output <= 0:
+        problems.add(f"{where}.max_output_bytes must be a positive integer")
+        max_output = DEFAULT_MAX_OUTPUT_BYTES
+
     if kind is SeatKind.COMMAND:
         if "command" not in table:
             problems.add(f'{where}.command is required for kind = "command"')
@@ -315,8 +347,9 @@ def _parse_seat(table: Mapping[str, Any], where: str, problems: _Problems) -> Se
             if key in table:
                 problems.add(f'{where}.{key} is only for kind = "openai" or "anthropic"')
     elif kind is not None:
-        if "command" in table:
-            problems.add(f'{where}.command is only for kind = "command"')
+        for key in ("command", *_COMMAND_ONLY_KEYS):
+            if key in table:
+                problems.add(f'{where}.{key} is only for kind = "command"')
         if base_url is not None and not base_url.startswith(("http://", "https://")):
             problems.add(f"{where}.base_url must start with http:// or https://")
     if kind is SeatKind.OPENAI and "max_tokens" in table:
@@ -337,7 +370,37 @@ def _parse_seat(table: Mapping[str, Any], where: str, problems: _Problems) -> Se
         timeout_s=float(timeout),
         max_tokens=max_tokens,
         pass_env=pass_env,
+        sandbox=sandbox or SeatSandbox.AUTO,
+        network=network,
+        read=read,
+        write=write,
+        max_output_bytes=max_output,
     )
+
+
+def _choice(
+    table: Mapping[str, Any], key: str, kind: type[SeatSandbox], where: str, problems: _Problems
+) -> SeatSandbox | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    allowed = [item.value for item in kind]
+    if value not in allowed:
+        quoted = ", ".join(f'"{item}"' for item in allowed)
+        problems.add(f"{where}.{key} must be one of {quoted}, not {value!r}")
+        return None
+    return kind(value)
+
+
+def _absolute_paths(
+    table: Mapping[str, Any], key: str, where: str, problems: _Problems
+) -> tuple[str, ...]:
+    paths = _string_list(table, key, where, problems) or ()
+    for path in paths:
+        if not path.startswith("/") or path.rstrip("/") == "" or ".." in path.split("/"):
+            problems.add(f"{where}.{key}: {path!r} must be an absolute path other than / (no '..')")
+            return ()
+    return tuple(path.rstrip("/") for path in paths)
 
 
 def _parse_lenses(value: Any, problems: _Problems) -> tuple[Lens, ...]:

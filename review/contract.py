@@ -31,6 +31,7 @@ class FailureReason(StrEnum):
     TRANSPORT = "transport"
     CONFIGURATION = "configuration"
     START = "start"
+    OUTPUT_TOO_LARGE = "output-too-large"  # a command seat wrote more than its max_output_bytes
 
 
 class CallFailed(Exception):

@@ -21,7 +21,7 @@ lab = "local"                       # the organisation behind the model; receipt
 kind = "command"
 command = ["python3", "examples/seat_example.py"]   # argv, no shell
 timeout_s = 120                     # seconds per call
-# pass_env = ["SEAT_LICENSE_KEY"]   # credential-looking variables the program may see
+# pass_env = ["SEAT_LICENSE_KEY"]   # the only variables of the app's the program sees
 
 # Any OpenAI-compatible chat-completions endpoint (OpenAI, a local vLLM or Ollama server, …).
 [[seats]]

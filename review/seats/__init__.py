@@ -9,7 +9,8 @@ import httpx
 
 from review.config import SeatConfig, SeatKind
 from review.contract import CallResult, SeatAnswer
-from review.seats.command import CommandSeat, child_environment, is_credential_name
+from review.sandbox.detect import Sandbox
+from review.seats.command import CommandSeat
 from review.seats.http import AnthropicSeat, OpenAISeat, extract_json_text
 
 __all__ = [
@@ -18,9 +19,7 @@ __all__ = [
     "OpenAISeat",
     "Seat",
     "TextSeat",
-    "child_environment",
     "extract_json_text",
-    "is_credential_name",
     "make_seat",
 ]
 
@@ -52,10 +51,12 @@ def make_seat(
     *,
     client: httpx.AsyncClient | None = None,
     environ: Mapping[str, str] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> CommandSeat | OpenAISeat | AnthropicSeat:
-    """The seat for ``config``; ``client`` is shared by HTTP seats, ``environ`` replaces os.environ."""
+    """The seat for ``config``; ``client`` is shared by HTTP seats, ``environ`` replaces
+    os.environ, ``sandbox`` replaces the one command seats find on this machine."""
     if config.kind is SeatKind.COMMAND:
-        return CommandSeat(config, environ=environ)
+        return CommandSeat(config, environ=environ, sandbox=sandbox)
     if config.kind is SeatKind.OPENAI:
         return OpenAISeat(config, client=client, environ=environ)
     return AnthropicSeat(config, client=client, environ=environ)

@@ -1,4 +1,5 @@
-"""The ``command`` seat: one process per call, the request on stdin and the result on stdout."""
+"""The ``command`` seat: one process per call, in the sandbox, the request on stdin and the result
+on stdout."""
 
 from __future__ import annotations
 
@@ -7,44 +8,35 @@ import contextlib
 import json
 import logging
 import os
-import re
-import signal
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from review.config import SeatConfig
+from review.config import SeatConfig, SeatSandbox
 from review.contract import CallFailed, CallResult, FailureReason, SeatAnswer, parse_result
-
-STDERR_TAIL_CHARS = 600
-REAP_GRACE_S = 5.0
-CREDENTIAL_PREFIXES = ("HINDSIGHT_", "GITHUB_", "GH_", "ACTIONS_")
-CREDENTIAL_NAMES = frozenset({"SSH_AUTH_SOCK", "DATABASE_URL", "NETRC", "DOCKER_AUTH_CONFIG"})
-CREDENTIAL_PATTERN = re.compile(
-    r"(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|APIKEY|API_KEY|PRIVATE_KEY|ACCESS_KEY|"
-    r"_KEY$|_PAT$|_DSN$|_AUTH$|_COOKIE$|_SESSION$)"
+from review.sandbox.detect import Mechanism, Sandbox, detect_sandbox
+from review.sandbox.seat import (
+    declared_names,
+    for_seats,
+    inside_environment,
+    kill_process_group,
+    outside_environment,
+    seat_argv,
+    seat_limits,
+    seat_view,
 )
+
+STDERR_TAIL_BYTES = 4096
+STDERR_TAIL_CHARS = 600
+READ_CHUNK = 1 << 16
 
 log = logging.getLogger(__name__)
 
-
-def is_credential_name(name: str) -> bool:
-    """Whether an environment variable name looks like it carries a credential."""
-    upper = name.upper()
-    return (
-        upper.startswith(CREDENTIAL_PREFIXES)
-        or upper in CREDENTIAL_NAMES
-        or CREDENTIAL_PATTERN.search(upper) is not None
-    )
+__all__ = ["CommandSeat", "kill_process_group"]
 
 
-def child_environment(environ: Mapping[str, str], keep: Iterable[str] = ()) -> dict[str, str]:
-    """``environ`` without credential-looking variables, except the names in ``keep``."""
-    kept = set(keep)
-    return {
-        name: value
-        for name, value in environ.items()
-        if name in kept or not is_credential_name(name)
-    }
+class _OutputTooLarge(Exception):
+    """The seat wrote more to stdout than its ``max_output_bytes``."""
 
 
 def _tail(data: bytes) -> str:
@@ -52,37 +44,105 @@ def _tail(data: bytes) -> str:
     return text[-STDERR_TAIL_CHARS:]
 
 
-async def kill_process_group(process: asyncio.subprocess.Process) -> None:
-    """Kill a process started with ``start_new_session=True`` and everything in its group.
+async def _feed(stream: asyncio.StreamWriter | None, payload: bytes) -> None:
+    """Write the request and close stdin; a seat that stops reading early is not an error here."""
+    if stream is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.write(payload)
+        await stream.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.close()
 
-    Waiting for it is bounded: a descendant that left the group could hold its pipes open.
-    """
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-    try:
-        async with asyncio.timeout(REAP_GRACE_S):
-            await process.wait()
-    except TimeoutError:
-        log.warning("killed process still holds its pipes", extra={"pid": process.pid})
+
+async def _read_capped(stream: asyncio.StreamReader | None, cap: int) -> bytes:
+    """All of ``stream`` up to ``cap`` bytes; one byte more raises ``_OutputTooLarge``."""
+    chunks: list[bytes] = []
+    size = 0
+    while stream is not None and (chunk := await stream.read(READ_CHUNK)):
+        size += len(chunk)
+        if size > cap:
+            raise _OutputTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _read_tail(stream: asyncio.StreamReader | None) -> bytes:
+    """The last ``STDERR_TAIL_BYTES`` of ``stream``; the rest is read and dropped."""
+    tail = bytearray()
+    while stream is not None and (chunk := await stream.read(READ_CHUNK)):
+        tail += chunk
+        del tail[:-STDERR_TAIL_BYTES]
+    return bytes(tail)
 
 
 class CommandSeat:
-    """Runs the configured program once per call, in its own process group."""
+    """Runs the configured program once per call, in the seat sandbox (docs/security.md)."""
 
-    def __init__(self, config: SeatConfig, *, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        config: SeatConfig,
+        *,
+        environ: Mapping[str, str] | None = None,
+        sandbox: Sandbox | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        """``environ`` replaces os.environ, ``sandbox`` the one this machine offers (found once
+        per process), ``cwd`` the working directory relative paths of the command start from."""
         if not config.command:
             raise ValueError(f"seat {config.name!r} has no command")
         self.config = config
         self._environ = environ
+        self._sandbox = sandbox
+        self._cwd = cwd
+        self._warned = False
 
-    def _environment(self) -> dict[str, str]:
-        source = os.environ if self._environ is None else self._environ
-        keep = list(self.config.pass_env)
-        if self.config.api_key_env:
-            keep.append(self.config.api_key_env)
-        return child_environment(source, keep)
+    async def _isolation(self) -> Sandbox | None:
+        """The sandbox this seat runs in, or None to run it outside one (its configuration's
+        ``sandbox = "off"``, or ``"auto"`` where none works); ``"required"`` without one fails."""
+        if self.config.sandbox is SeatSandbox.OFF:
+            return None
+        found = self._sandbox
+        if found is None:
+            found = await asyncio.to_thread(detect_sandbox)
+        if found.mechanism is Mechanism.BWRAP:
+            return for_seats(found)
+        if self.config.sandbox is SeatSandbox.REQUIRED:
+            raise CallFailed(
+                FailureReason.CONFIGURATION,
+                f'seat {self.config.name!r} has sandbox = "required" and no sandbox works '
+                f"here ({found.detail})",
+            )
+        if not self._warned:
+            self._warned = True
+            log.warning(
+                "command seat runs without a sandbox",
+                extra={"seat": self.config.name, "detail": found.detail},
+            )
+        return None
+
+    def _process(self, sandbox: Sandbox | None) -> tuple[list[str], dict[str, str], Path]:
+        """argv, environment and working directory of the process the app starts."""
+        source = dict(os.environ if self._environ is None else self._environ)
+        names = declared_names(self.config)
+        cwd = self._cwd or Path.cwd()
+        if sandbox is None:
+            return list(self.config.command), outside_environment(source, names), cwd
+        view = seat_view(self.config, cwd=cwd, path=source.get("PATH", os.defpath))
+        if view is None or sandbox.binary is None:
+            raise CallFailed(
+                FailureReason.START,
+                f"seat {self.config.name!r} could not start {self.config.command[0]!r}: "
+                "the program is not found (not on PATH, or not a file)",
+            )
+        argv = seat_argv(
+            sandbox.binary,
+            view,
+            network=self.config.network,
+            limits=seat_limits(self.config),
+        )
+        # bubblewrap hands its own environment on: exactly the seat's.
+        return argv, inside_environment(view, source, names), cwd
 
     async def call(self, request: dict[str, Any], *, timeout_s: float) -> CallResult:
         """Run one call; any failure raises ``CallFailed`` with the reason."""
@@ -99,43 +159,57 @@ class CommandSeat:
 
         ``system`` is for HTTP seats; a command reads everything it needs from the request.
         """
+        name = self.config.name
         payload = json.dumps(request).encode()
-        program = self.config.command[0]
+        argv, environment, cwd = self._process(await self._isolation())
         try:
             process = await asyncio.create_subprocess_exec(
-                *self.config.command,
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=self._environment(),
+                env=environment,
+                cwd=cwd,
                 start_new_session=True,
             )
         except OSError as exc:
             raise CallFailed(
                 FailureReason.START,
-                f"seat {self.config.name!r} could not start {program!r}: {exc.strerror or exc}",
+                f"seat {name!r} could not start {self.config.command[0]!r}: {exc.strerror or exc}",
             ) from None
+        cap = self.config.max_output_bytes
+        out = asyncio.ensure_future(_read_capped(process.stdout, cap))
+        err = asyncio.ensure_future(_read_tail(process.stderr))
+        feed = asyncio.ensure_future(_feed(process.stdin, payload))
+        tasks: list[asyncio.Future[Any]] = [out, err, feed]
         try:
             async with asyncio.timeout(timeout_s):
-                stdout, stderr = await process.communicate(payload)
+                stdout, stderr, _ = await asyncio.gather(out, err, feed)
+                await process.wait()
         except TimeoutError:
-            await kill_process_group(process)
-            log.warning(
-                "seat call timed out", extra={"seat": self.config.name, "timeout_s": timeout_s}
-            )
+            log.warning("seat call timed out", extra={"seat": name, "timeout_s": timeout_s})
             raise CallFailed(
                 FailureReason.TIMEOUT,
-                f"seat {self.config.name!r} did not answer within {timeout_s:g} s; "
-                "its process group was killed",
+                f"seat {name!r} did not answer within {timeout_s:g} s; its processes were killed",
             ) from None
-        except BaseException:
+        except _OutputTooLarge:
+            log.warning("seat output too large", extra={"seat": name, "max_output_bytes": cap})
+            raise CallFailed(
+                FailureReason.OUTPUT_TOO_LARGE,
+                f"seat {name!r} wrote more than {cap} bytes to stdout (its max_output_bytes); "
+                "its processes were killed",
+            ) from None
+        finally:
+            # Sandboxed, this ends the namespace and all in it; outside, the seat's session.
             await kill_process_group(process)
-            raise
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         if process.returncode != 0:
             detail = _tail(stderr)
             raise CallFailed(
                 FailureReason.EXIT,
-                f"seat {self.config.name!r} exited with status {process.returncode}"
+                f"seat {name!r} exited with status {process.returncode}"
                 + (f": {detail}" if detail else ""),
             )
         try:
@@ -143,5 +217,5 @@ class CommandSeat:
         except UnicodeDecodeError:
             raise CallFailed(
                 FailureReason.INVALID_JSON,
-                f"seat {self.config.name!r}: the result is not valid JSON (not UTF-8 text)",
+                f"seat {name!r}: the result is not valid JSON (not UTF-8 text)",
             ) from None

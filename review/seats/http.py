@@ -76,12 +76,16 @@ class _HttpSeat:
     ) -> Any:
         try:
             if self._client is not None:
+                # A redirect is never followed, whatever the shared client's default: the seat
+                # calls only the endpoint the operator configured.
                 response = await self._client.post(
-                    url, headers=headers, json=body, timeout=timeout_s
+                    url, headers=headers, json=body, timeout=timeout_s, follow_redirects=False
                 )
             else:
                 async with httpx.AsyncClient(timeout=timeout_s) as client:
-                    response = await client.post(url, headers=headers, json=body)
+                    response = await client.post(
+                        url, headers=headers, json=body, follow_redirects=False
+                    )
         except httpx.TimeoutException:
             raise self._timed_out(timeout_s) from None
         except httpx.HTTPError as exc:
@@ -89,7 +93,7 @@ class _HttpSeat:
                 FailureReason.TRANSPORT,
                 f"seat {self.config.name!r}: request to {url} failed ({type(exc).__name__})",
             ) from None
-        if response.status_code >= 400:
+        if response.status_code >= 300:  # a redirect too: never followed
             log.warning(
                 "seat http error",
                 extra={"seat": self.config.name, "status": response.status_code},

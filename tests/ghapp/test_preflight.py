@@ -16,6 +16,7 @@ import pytest
 from ghapp.cli.template import HINDSIGHT_TOML
 from ghapp.preflight import usable_config
 from review.config import ConfigError
+from review.sandbox import Mechanism, Sandbox
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.processes import free_port, ready, start, stop
 from tests.support.simulator import APP_ID, app_key
@@ -125,6 +126,26 @@ def test_a_command_seat_that_cannot_start_is_named(tmp_path: Path) -> None:
         usable_config(config, KEYS, cwd=tmp_path)  # not executable
     script.chmod(0o755)
     assert usable_config(config, KEYS, cwd=tmp_path).seats[0].command == ("./seat.sh",)
+
+
+def test_a_seat_that_requires_the_sandbox_stops_the_start_where_none_works(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = tmp_path / "hindsight.toml"
+    local = '["python3", "examples/seat_example.py"]'
+    config.write_text(HINDSIGHT_TOML.replace(local, f'{local}\nsandbox = "required"'))
+    missing = Sandbox(Mechanism.NONE, "'bwrap' not found: install bubblewrap")
+    with pytest.raises(ConfigError) as failure:
+        usable_config(config, KEYS, cwd=ROOT, sandbox=missing)
+    assert failure.value.problems == (
+        "seats[0] (local): sandbox = \"required\" but no sandbox works here ('bwrap' not "
+        'found: install bubblewrap); install bubblewrap, or set sandbox = "auto" to run it '
+        'without one (docs/security.md, "Command seats")',
+    )
+    config.write_text(HINDSIGHT_TOML)  # "auto": it starts, and says so
+    with caplog.at_level("WARNING", logger="ghapp.preflight"):
+        assert usable_config(config, KEYS, cwd=ROOT, sandbox=missing).seats[0].name == "local"
+    assert [r.message for r in caplog.records] == ["command seat will run without a sandbox"]
 
 
 @pytest.mark.parametrize("log_format", ["text", "json"])

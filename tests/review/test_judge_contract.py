@@ -43,6 +43,7 @@ def command_seat(tmp_path: Path, answers: dict[str, Any]) -> tuple[JudgeSeat, Te
         lab="judge-labs",
         kind=SeatKind.COMMAND,
         command=(sys.executable, str(tmp_path / "judge" / "judge.py")),
+        write=(str(tmp_path / "judge"),),  # where it logs the requests it was sent
         timeout_s=5,
     )
     return judge, make_seat(config)

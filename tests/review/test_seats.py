@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import sys
 import textwrap
 import time
+import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
-from review.config import SeatConfig, SeatKind
+from review.config import ConfigError, SeatConfig, SeatKind, SeatSandbox, loads_config
 from review.contract import (
     CallFailed,
     CallResult,
@@ -25,7 +33,9 @@ from review.contract import (
 from review.demo_seat import PASSING_TEST
 from review.lenses import Lens
 from review.prompt import render_call_prompt, render_header
-from review.seats import Seat, child_environment, is_credential_name, make_seat
+from review.sandbox import Mechanism, Sandbox, detect_sandbox
+from review.sandbox.seat import seat_view
+from review.seats import CommandSeat, Seat, make_seat
 from review.shards import PullFile, cut_shards
 from tests.support.seat_servers import (
     API_KEY,
@@ -52,6 +62,11 @@ PATCH = textwrap.dedent(
     +    # TODO close the handle
     +    return handle.read()
     """
+)
+
+
+needs_bwrap = pytest.mark.skipif(
+    detect_sandbox().mechanism is not Mechanism.BWRAP, reason="bubblewrap does not run here"
 )
 
 
@@ -102,8 +117,7 @@ GOOD_SEAT = """\
 import json, os, sys
 request = json.load(sys.stdin)
 files = request["shard"]["files"]
-seen = sorted(name for name in ("MY_API_TOKEN", "ALLOWED_KEY", "HINDSIGHT_WEBHOOK_SECRET",
-                                "PLAIN_SETTING") if name in os.environ)
+seen = sorted(name for name in os.environ if name != "PWD")
 print(json.dumps({
     "findings": [{"path": files[0]["path"], "line": 2, "title": "Seen " + request["lens"]["name"],
                   "body": "ok", "extra": "ignored"}],
@@ -112,14 +126,17 @@ print(json.dumps({
 """
 
 
-def test_command_seat_answers_through_stdin_and_stdout(tmp_path: Path) -> None:
+def test_command_seat_sees_only_the_names_it_declares(tmp_path: Path) -> None:
     command = script(tmp_path, "good.py", GOOD_SEAT)
     environ = {
         "PATH": os.environ["PATH"],
         "MY_API_TOKEN": "secret-1",
         "ALLOWED_KEY": "secret-2",
         "HINDSIGHT_WEBHOOK_SECRET": "secret-3",
-        "PLAIN_SETTING": "visible",
+        "PLAIN_SETTING": "not declared",
+        "REDIS_URL": "redis://:hunter2@127.0.0.1:6379/0",
+        "MYSQL_PWD": "hunter2",
+        "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0/B0/XXXX",
     }
     config = SeatConfig(
         name="alpha", lab="acme", kind=SeatKind.COMMAND, command=command, pass_env=("ALLOWED_KEY",)
@@ -129,7 +146,7 @@ def test_command_seat_answers_through_stdin_and_stdout(tmp_path: Path) -> None:
     assert [(f.path, f.line, f.title) for f in result.findings] == [
         ("src/app.py", 2, "Seen security")
     ]
-    assert result.facts[0].text == "ALLOWED_KEY,PLAIN_SETTING"
+    assert result.facts[0].text == "ALLOWED_KEY,HOME,LANG,PATH"
 
 
 def test_command_seat_exit_status_fails_the_call_with_stderr(tmp_path: Path) -> None:
@@ -150,39 +167,43 @@ def test_command_seat_exit_status_fails_the_call_with_stderr(tmp_path: Path) -> 
     assert "cannot reach the model" in str(error)
 
 
-def _process_gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state in ("Z", "X")
+def running_with(marker: str) -> list[int]:
+    """Host pids whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
-def test_command_seat_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
-    pid_file = tmp_path / "grandchild.pid"
+def wait_until_gone(marker: str, bound_s: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + bound_s
+    while (left := running_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return left
+
+
+def test_command_seat_timeout_kills_its_whole_process_tree(tmp_path: Path) -> None:
+    marker = f"seat-child-{uuid.uuid4().hex}"
     command = script(
         tmp_path,
         "hang.py",
         f"""\
         import subprocess, sys, time
-        child = subprocess.Popen(["sleep", "300"])
-        with open({str(pid_file)!r}, "w") as handle:
-            handle.write(str(child.pid))
+        subprocess.Popen(["sh", "-c", "sleep 300", {marker!r}])
         sys.stdin.read()
         time.sleep(300)
         """,
     )
     seat = make_seat(SeatConfig("alpha", "acme", SeatKind.COMMAND, command=command))
     started = time.monotonic()
-    error = failure(lambda: seat.call(make_request(), timeout_s=1.0))
+    error = failure(lambda: seat.call(make_request(), timeout_s=2.0))
     assert error.reason is FailureReason.TIMEOUT
     assert time.monotonic() - started < 10
-    grandchild = int(pid_file.read_text())
-    deadline = time.monotonic() + 10
-    while not _process_gone(grandchild) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert _process_gone(grandchild)
+    assert wait_until_gone(marker) == []
 
 
 def test_command_seat_garbage_output_fails_the_call(tmp_path: Path) -> None:
@@ -216,24 +237,158 @@ def test_command_seat_missing_program_fails_the_call(tmp_path: Path) -> None:
     assert "no-such-seat" in str(error)
 
 
-def test_credential_names_are_recognised() -> None:
-    for name in (
-        "GITHUB_TOKEN",
-        "HINDSIGHT_DATABASE_URL",
-        "OPENAI_API_KEY",
-        "AWS_SECRET_ACCESS_KEY",
-        "NPM_TOKEN",
-        "DB_PASSWORD",
-        "SSH_AUTH_SOCK",
-        "GH_HOST",
-    ):
-        assert is_credential_name(name), name
-    for name in ("PATH", "HOME", "LANG", "PYTHONPATH", "KEYBOARD_LAYOUT", "TERM"):
-        assert not is_credential_name(name), name
-    assert child_environment({"A_TOKEN": "x", "PATH": "/bin"}, keep=["A_TOKEN"]) == {
-        "A_TOKEN": "x",
-        "PATH": "/bin",
-    }
+def test_command_seat_output_over_its_cap_fails_the_call_named(tmp_path: Path) -> None:
+    command = script(
+        tmp_path,
+        "chatty.py",
+        """\
+        import sys
+        sys.stdin.read()
+        sys.stdout.write('{"findings": []}' + " " * int(sys.argv[1]))
+        """,
+    )
+    capped = SeatConfig("alpha", "acme", SeatKind.COMMAND, max_output_bytes=1000)
+    within = make_seat(replace(capped, command=(*command, str(1000 - 16))))
+    assert asyncio.run(within.call(make_request(), timeout_s=30)).findings == ()
+    over = make_seat(replace(capped, command=(*command, str(1000 - 15))))
+    error = failure(lambda: over.call(make_request(), timeout_s=30))
+    assert error.reason is FailureReason.OUTPUT_TOO_LARGE
+    assert "more than 1000 bytes" in str(error) and "max_output_bytes" in str(error)
+
+
+def test_command_seat_stderr_is_kept_only_as_a_short_tail(tmp_path: Path) -> None:
+    command = script(
+        tmp_path,
+        "noisy.py",
+        """\
+        import sys
+        sys.stdin.read()
+        for _ in range(20_000):
+            sys.stderr.write("x" * 999 + "\\n")
+        sys.stderr.write("the last words\\n")
+        sys.exit(2)
+        """,
+    )
+    seat = make_seat(SeatConfig("alpha", "acme", SeatKind.COMMAND, command=command))
+    error = failure(lambda: seat.call(make_request(), timeout_s=30))
+    assert error.reason is FailureReason.EXIT
+    assert str(error).endswith("the last words") and len(str(error)) < 700
+
+
+def no_sandbox() -> Sandbox:
+    return Sandbox(Mechanism.NONE, "'bwrap' not found: install bubblewrap")
+
+
+WHERE_SEAT = """\
+import json, os, sys
+sys.stdin.read()
+names = sorted(name for name in os.environ if name != "PWD")
+print(json.dumps({"facts": [{"kind": "where", "text": json.dumps(
+    {"pid": os.getpid(), "cwd": os.getcwd(), "listing": sorted(os.listdir(".")), "env": names})}]}))
+"""
+
+
+def where(seat: Seat) -> dict[str, Any]:
+    result = asyncio.run(seat.call(make_request(), timeout_s=30))
+    return dict(json.loads(result.facts[0].text))
+
+
+def test_a_seat_that_requires_the_sandbox_refuses_to_run_without_one(tmp_path: Path) -> None:
+    config = SeatConfig(
+        "alpha",
+        "acme",
+        SeatKind.COMMAND,
+        command=script(tmp_path, "where.py", WHERE_SEAT),
+        sandbox=SeatSandbox.REQUIRED,
+    )
+    error = failure(
+        lambda: make_seat(config, sandbox=no_sandbox()).call(make_request(), timeout_s=30)
+    )
+    assert error.reason is FailureReason.CONFIGURATION
+    assert 'sandbox = "required"' in str(error) and "install bubblewrap" in str(error)
+
+
+def test_without_a_sandbox_a_seat_runs_with_the_fallbacks_bounds_and_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "planted.txt").write_text("the app's folder")
+    config = SeatConfig(
+        "alpha",
+        "acme",
+        SeatKind.COMMAND,
+        command=script(tmp_path, "where.py", WHERE_SEAT),
+        pass_env=("DECLARED",),
+    )
+    environ = {"PATH": os.environ["PATH"], "DECLARED": "1", "MYSQL_PWD": "hunter2"}
+    seat = CommandSeat(config, environ=environ, sandbox=no_sandbox(), cwd=tmp_path)
+    with caplog.at_level(logging.WARNING, logger="review.seats.command"):
+        seen = where(seat)
+    assert seen["env"] == ["DECLARED", "HOME", "LANG", "PATH"]
+    assert seen["cwd"] == str(tmp_path) and "planted.txt" in seen["listing"]
+    assert [r.message for r in caplog.records] == ["command seat runs without a sandbox"]
+
+
+@needs_bwrap
+def test_in_the_sandbox_the_working_directory_is_empty_and_off_opts_out(tmp_path: Path) -> None:
+    (tmp_path / "planted.txt").write_text("the app's folder")
+    command = script(tmp_path, "where.py", WHERE_SEAT)
+    config = SeatConfig("alpha", "acme", SeatKind.COMMAND, command=command)
+    inside = where(CommandSeat(config, cwd=tmp_path))
+    assert inside["cwd"] == str(tmp_path) and inside["listing"] == ["where.py"]
+    assert inside["pid"] < 10  # a PID namespace of its own
+    outside = where(CommandSeat(replace(config, sandbox=SeatSandbox.OFF), cwd=tmp_path))
+    assert "planted.txt" in outside["listing"] and outside["pid"] > 10
+
+
+def test_the_demo_seat_is_given_its_package_never_the_project_folder() -> None:
+    root = Path(__file__).resolve().parents[2]
+    config = SeatConfig(
+        "demo", "hindsight", SeatKind.COMMAND, command=(sys.executable, "-m", "review.demo_seat")
+    )
+    view = seat_view(config, cwd=root, path=os.environ["PATH"])
+    assert view is not None
+    assert str(root / "review") in view.read
+    assert not any(Path(item) in (root, *root.parents) for item in view.read)
+    assert not any(Path(item).parent == root and Path(item).is_file() for item in view.read)
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ('sandbox = "maybe"', 'seats[0].sandbox must be one of "auto", "required", "off"'),
+        ("network = 1", "seats[0].network must be true or false"),
+        ('read = ["opt/seat"]', "seats[0].read: 'opt/seat' must be an absolute path"),
+        ('write = ["/"]', "seats[0].write: '/' must be an absolute path other than /"),
+        ('read = ["/opt/../etc"]', "seats[0].read: '/opt/../etc' must be an absolute path"),
+        ("max_output_bytes = 0", "seats[0].max_output_bytes must be a positive integer"),
+    ],
+)
+def test_a_command_seats_sandbox_keys_are_checked(table: str, problem: str) -> None:
+    text = f'[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n{table}\n'
+    with pytest.raises(ConfigError) as info:
+        loads_config(text)
+    assert any(item.startswith(problem) for item in info.value.problems), info.value.problems
+
+
+def test_a_command_seats_sandbox_keys_are_read_and_refused_on_http_seats() -> None:
+    text = (
+        '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+        'sandbox = "required"\nnetwork = true\nread = ["/opt/seat/"]\nwrite = ["/var/cache/seat"]\n'
+        "max_output_bytes = 65536\n"
+    )
+    (seat,) = loads_config(text).seats
+    assert (seat.sandbox, seat.network, seat.read, seat.write, seat.max_output_bytes) == (
+        SeatSandbox.REQUIRED,
+        True,
+        ("/opt/seat",),
+        ("/var/cache/seat",),
+        65536,
+    )
+    assert loads_config(text.replace("network = true\n", "")).seats[0].network is False
+    http = '[[seats]]\nname = "b"\nlab = "l"\nkind = "openai"\nmodel = "m"\nnetwork = true\n'
+    with pytest.raises(ConfigError) as info:
+        loads_config(http)
+    assert info.value.problems == ('seats[0].network is only for kind = "command"',)
 
 
 def test_demo_seat_reports_patterns_for_its_lens_and_a_tool_path() -> None:
@@ -459,3 +614,32 @@ def test_documented_example_seat_runs_as_a_command_seat() -> None:
     assert [(f.path, f.line, f.title) for f in result.findings] == [
         ("src/app.py", 2, "Debugging print left in the change")
     ]
+
+
+def test_http_seat_follows_no_redirect_to_another_host() -> None:
+    elsewhere = Provider()
+    target = ""
+
+    async def moved(request: Request) -> Response:
+        return Response(status_code=307, headers={"location": target + "/v1/chat/completions"})
+
+    mover = Starlette(routes=[Route("/v1/chat/completions", moved, methods=["POST"])])
+
+    async def run(client: httpx.AsyncClient | None) -> CallResult:
+        nonlocal target
+        async with (
+            serve(openai_app(elsewhere), elsewhere) as target,
+            serve(mover, Provider()) as url,
+        ):
+            config = SeatConfig("remote", "lab", SeatKind.OPENAI, model=MODEL, base_url=f"{url}/v1")
+            return await make_seat(config, client=client).call(make_request(), timeout_s=30)
+
+    async def shared() -> CallResult:
+        async with httpx.AsyncClient(follow_redirects=True) as client:
+            return await run(client)
+
+    for call in (lambda: run(None), shared):
+        error = failure(call)
+        assert error.reason is FailureReason.HTTP_STATUS
+        assert "HTTP 307" in str(error)
+    assert elsewhere.requests == []

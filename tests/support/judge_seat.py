@@ -99,6 +99,7 @@ def command_judge(directory: Path, *, timeout_s: float) -> JudgeSeat:
         lab = "judge-labs"
         kind = "command"
         command = [{json.dumps(sys.executable)}, {json.dumps(str(script))}]
+        write = [{json.dumps(str(directory))}]
         timeout_s = {timeout_s}
         """
     )

@@ -65,6 +65,7 @@ class MaintenanceSeat:
             lab="keeper-labs",
             kind=SeatKind.COMMAND,
             command=(sys.executable, str(self.script)),
+            write=(str(self.directory),),
             timeout_s=20,
         )
 
@@ -76,6 +77,7 @@ class MaintenanceSeat:
             lab = "keeper-labs"
             kind = "command"
             command = [{json.dumps(sys.executable)}, {json.dumps(str(self.script))}]
+            write = [{json.dumps(str(self.directory))}]
             timeout_s = 20
 
             [maintenance]

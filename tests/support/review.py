@@ -119,9 +119,12 @@ def seat_toml(
     config = tmp / f"seat-{name}.json"
     config.write_text(json.dumps(behaviour))
     command = json.dumps([sys.executable, str(script), str(config)])
+    # The seat writes only where it logs: the sandbox shows it its script and its config alone.
+    log_dir = behaviour.get("log_dir")
+    write = f"write = {json.dumps([str(log_dir)])}\n" if log_dir else ""
     return (
         f'[[seats]]\nname = "{name}"\nlab = "{lab}"\nkind = "command"\n'
-        f"command = {command}\ntimeout_s = {timeout_s}\n"
+        f"command = {command}\ntimeout_s = {timeout_s}\n{write}"
     )
 
 
