@@ -1,16 +1,49 @@
 """The shape of each webhook event, checked before routing: the fields its handlers read, typed.
 
-A delivery is refused (422, nothing stored) when a field a route reads has the wrong type or is
-missing where its handler needs it. Everything else in a payload is left alone, so real payloads
-with more (or, from older GitHub versions, fewer optional) fields still pass.
+A delivery is refused (422, nothing stored) when a field a route reads has the wrong type, is out
+of the range its column holds, or is missing where its handler needs it; and, whatever its event,
+when any integer in it passes 64 bits or any text in it holds NUL (which PostgreSQL refuses to
+store). Everything else in a payload is left alone, so real payloads with more (or, from older
+GitHub versions, fewer optional) fields still pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import re
+from collections.abc import Iterator, Mapping
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+# Ids are stored as BIGINT (GitHub's pass 2^32); pull request and issue numbers as INTEGER.
+ID_MAX = 2**63 - 1
+NUMBER_MAX = 2**31 - 1
+# An account login: letters, digits, `-` (and `_` for managed users), or a bot's `name[bot]`;
+# never `#`, which marks a login an account has given up (`ghapp.tenants.released`).
+LOGIN_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}(\[bot\])?$"
+# `owner/name` as GitHub allows them: a name of letters, digits, `-`, `_` and `.`, never `.`/`..`.
+FULL_NAME_PATTERN = (
+    r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}/"
+    r"(?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}|\.[A-Za-z0-9_-][A-Za-z0-9._-]{0,98}|\.\.[A-Za-z0-9._-]{1,98})$"
+)
+NUL_ESCAPE = b"\\u0000"
+# A run of 19 digits is the shortest that can spell an integer outside 64 bits.
+LONG_DIGITS = re.compile(rb"[0-9]{19}")
+MAX_PROBLEMS = 5  # a refusal names at most this many fields
+FIELD_NAME_CHARS = 60
+
+Id = Annotated[StrictInt, Field(ge=1, le=ID_MAX)]
+Number = Annotated[StrictInt, Field(ge=1, le=NUMBER_MAX)]
+Login = Annotated[StrictStr, Field(pattern=LOGIN_PATTERN)]
+FullName = Annotated[StrictStr, Field(pattern=FULL_NAME_PATTERN)]
 
 
 class Shape(BaseModel):
@@ -20,8 +53,8 @@ class Shape(BaseModel):
 
 
 class Owner(Shape):
-    id: StrictInt
-    login: StrictStr
+    id: Id
+    login: Login
     type: StrictStr | None = None
 
 
@@ -31,7 +64,7 @@ class User(Shape):
 
 
 class InstallationRef(Shape):
-    id: StrictInt
+    id: Id
 
 
 class InstallationOf(InstallationRef):
@@ -40,13 +73,13 @@ class InstallationOf(InstallationRef):
 
 
 class RepositoryRef(Shape):
-    id: StrictInt
+    id: Id
     name: StrictStr | None = None
-    full_name: StrictStr | None = None
+    full_name: FullName | None = None
 
 
 class RepositoryOf(RepositoryRef):
-    full_name: StrictStr
+    full_name: FullName
     owner: Owner | None = None
 
 
@@ -55,7 +88,7 @@ class Head(Shape):
 
 
 class Pull(Shape):
-    number: StrictInt
+    number: Number
     head: Head | None = None
     user: User | None = None
     draft: StrictBool | None = None
@@ -69,13 +102,13 @@ class Pull(Shape):
 
 
 class Issue(Shape):
-    number: StrictInt
+    number: Number
     pull_request: dict[str, Any] | None = None
     user: User | None = None
 
 
 class Comment(Shape):
-    id: StrictInt | None = None
+    id: Id | None = None
     body: StrictStr | None = None
     user: User | None = None
 
@@ -100,6 +133,14 @@ class InstallationRepositoriesEvent(Envelope):
     installation: InstallationOf
     repositories_added: list[RepositoryRef] | None = None
     repositories_removed: list[RepositoryRef] | None = None
+
+
+class InstallationTargetEvent(Envelope):
+    """The account an installation is on was renamed (users and organisations alike)."""
+
+    action: StrictStr
+    installation: InstallationRef
+    account: Owner
 
 
 class RepositoryEvent(Envelope):
@@ -132,12 +173,18 @@ class IssueCommentEvent(Envelope):
 class BadPayload(ValueError):
     """A delivery whose fields do not have the shape its event needs; the message names them."""
 
-    def __init__(self, event: str, error: ValidationError) -> None:
-        problems = [
-            f"{'.'.join(str(part) for part in item['loc']) or 'payload'}: {item['msg']}"
-            for item in error.errors(include_url=False)[:5]
-        ]
-        super().__init__(f"the {event} payload is malformed: " + "; ".join(problems))
+    def __init__(self, event: str, problems: list[str]) -> None:
+        super().__init__(f"the {event} payload is malformed: " + "; ".join(problems[:MAX_PROBLEMS]))
+
+    @classmethod
+    def of(cls, event: str, error: ValidationError) -> BadPayload:
+        return cls(
+            event,
+            [
+                f"{'.'.join(str(part) for part in item['loc']) or 'payload'}: {item['msg']}"
+                for item in error.errors(include_url=False)[:MAX_PROBLEMS]
+            ],
+        )
 
 
 def check(event: str, shape: type[Shape], payload: Mapping[str, Any]) -> None:
@@ -145,4 +192,51 @@ def check(event: str, shape: type[Shape], payload: Mapping[str, Any]) -> None:
     try:
         shape.model_validate(payload)
     except ValidationError as exc:
-        raise BadPayload(event, exc) from None
+        raise BadPayload.of(event, exc) from None
+
+
+def _walk(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every key and value in a parsed JSON document with the path that leads to it."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield (*path, "<key>"), key
+            yield from _walk(item, (*path, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, (*path, str(index)))
+
+
+def _named(path: tuple[str, ...]) -> str:
+    """A field's path as a refusal names it: NUL shown escaped, each part at most 60 characters."""
+    parts = (part.replace("\0", "\\u0000")[:FIELD_NAME_CHARS] for part in path)
+    return ".".join(parts) or "payload"
+
+
+def _out_of_range(value: object) -> bool:
+    if isinstance(value, int):
+        return not -ID_MAX - 1 <= value <= ID_MAX
+    return isinstance(value, float) and value.is_integer() and abs(value) > ID_MAX
+
+
+def check_values(event: str, payload: Mapping[str, Any], body: bytes) -> None:
+    """Raise `BadPayload` when any integer in the payload passes 64 bits or any text (a key or a
+    value) holds NUL.
+
+    Both are looked for only when the raw body could hold one (a `\\u0000` escape, a run of 19
+    digits), so a common payload is not walked at all. orjson reads an integer below -2^63 as a
+    float, so an integral float that large is refused too."""
+    nul = NUL_ESCAPE in body
+    wide = LONG_DIGITS.search(body) is not None
+    if not (nul or wide):
+        return
+    problems = []
+    for path, value in _walk(payload):
+        if nul and isinstance(value, str) and "\0" in value:
+            problems.append(f"{_named(path)}: text must not contain NUL (\\u0000)")
+        elif wide and _out_of_range(value):
+            problems.append(f"{_named(path)}: integer out of the 64-bit range")
+        if len(problems) == MAX_PROBLEMS:
+            break
+    if problems:
+        raise BadPayload(event, problems)

@@ -14,14 +14,14 @@ from typing import Any
 
 import orjson
 from sqlalchemy import Engine, insert, or_, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DataError, IntegrityError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from ghapp import signature
 from ghapp.bodies import Refused, read_capped
 from ghapp.deliveries import PRUNE_BATCH, prune_bodies
-from ghapp.envelopes import BadPayload
+from ghapp.envelopes import BadPayload, check_values
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
 from ghapp.metrics import Metrics
 from ghapp.router import Router
@@ -54,6 +54,16 @@ class Incoming:
     installation_id: int | None
     body: str
     jobs: tuple[JobSpec, ...]
+
+
+class Unstorable(ValueError):
+    """A delivery whose values the database refused to store (past the envelope's checks)."""
+
+    def __init__(self, delivery_id: str, error: BaseException | None) -> None:
+        super().__init__(
+            f"delivery {delivery_id} holds a value the database cannot store "
+            f"({type(error).__name__}); nothing was recorded"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,21 +137,30 @@ class DeliveryWriter:
                 return
 
     def _write_batch(self, batch: Sequence[tuple[Incoming, Future[Recorded]]]) -> None:
+        """Write the batch in one transaction; when that fails, write its deliveries one at a time,
+        so a delivery another process recorded first is a duplicate and a delivery the database
+        refuses fails alone, while the rest of the batch is recorded."""
         results: list[Recorded | BaseException] = []
         try:
             results.extend(self._write_many([incoming for incoming, _ in batch]))
-        except IntegrityError:
-            # Another process recorded one of these first; settle them one at a time.
+        except Exception as batch_error:
+            if not isinstance(batch_error, IntegrityError):
+                log.warning(
+                    "delivery batch failed, writing one at a time",
+                    extra={"size": len(batch), "error": type(batch_error).__name__},
+                )
             for incoming, _ in batch:
                 try:
                     results.append(self._write_one(incoming))
-                except Exception as exc:  # the writer thread must outlive any one delivery
+                except Unstorable as exc:
+                    log.warning(
+                        "delivery refused by the database",
+                        extra={"delivery": incoming.delivery_id},
+                    )
                     results.append(exc)
-        except Exception as exc:
-            log.exception("delivery batch failed", extra={"size": len(batch)})
-            for _, future in batch:
-                future.set_exception(exc)
-            return
+                except Exception as exc:  # the writer thread must outlive any one delivery
+                    log.exception("delivery not written", extra={"delivery": incoming.delivery_id})
+                    results.append(exc)
         jobs = 0
         for (_, future), result in zip(batch, results, strict=True):
             if isinstance(result, BaseException):
@@ -171,10 +190,17 @@ class DeliveryWriter:
                 self._next_prune_ms = 0  # more are due: prune again after the next write
 
     def _write_one(self, incoming: Incoming) -> Recorded:
+        """Write one delivery: a duplicate when its keys are taken, `Unstorable` when the database
+        refuses one of its values (any other error, such as a lost connection, is raised as is)."""
         try:
             return self._write_many([incoming])[0]
         except IntegrityError:
             return Recorded(duplicate=True, jobs=0)
+        except DataError as exc:
+            raise Unstorable(incoming.delivery_id, exc.orig) from exc
+        except OverflowError as exc:
+            # SQLite's driver cannot bind an integer past 64 bits; the statement never ran.
+            raise Unstorable(incoming.delivery_id, exc) from exc
 
     def _write_many(self, batch: Sequence[Incoming]) -> list[Recorded]:
         ids = [incoming.delivery_id for incoming in batch]
@@ -245,6 +271,7 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
     if event == "ping":
         return JSONResponse({"ok": True, "zen": payload.get("zen")}, status_code=200)
     try:
+        check_values(event, payload, body)
         jobs = tuple(router.jobs_for(event, payload))
     except BadPayload as exc:
         return error_response(422, "bad_payload", str(exc))
@@ -288,6 +315,8 @@ def webhook_endpoint(
             return parsed
         try:
             recorded = await asyncio.wrap_future(writer.submit(parsed))
+        except Unstorable as exc:
+            return error_response(422, "bad_payload", str(exc))
         except Exception:
             log.exception("delivery not recorded", extra={"delivery": parsed.delivery_id})
             return error_response(500, "internal", "the delivery could not be recorded; redeliver")

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import DataError
 
 from ghapp.db import reading
 from ghapp.deliveries import PRUNED
@@ -22,6 +23,11 @@ from ghapp.tables import Delivery, Installation, JobState
 log = logging.getLogger(__name__)
 
 IDLE_POLL_S = 0.5
+# What a handler raises when its payload has a shape it cannot read (a missing key, a value of the
+# wrong type, a value the database refuses): running the job again reads the same payload, so the
+# job is parked as dead at once, with the reason, instead of retried.
+PAYLOAD_SHAPE_ERRORS = (LookupError, TypeError, ValueError, AttributeError, DataError)
+REASON_CHARS = 500
 
 
 class Worker:
@@ -119,6 +125,11 @@ class Worker:
             return "gone"
         except Forbidden as exc:
             await asyncio.to_thread(self.queue.park, job, JobState.DEAD, f"forbidden: {exc}")
+            return "dead"
+        except PAYLOAD_SHAPE_ERRORS as exc:
+            log.exception("job parked: its payload cannot be read", extra=fields)
+            reason = f"payload: {type(exc).__name__}: {exc}"[:REASON_CHARS]
+            await asyncio.to_thread(self.queue.park, job, JobState.DEAD, reason)
             return "dead"
         except Exception as exc:
             log.exception("job failed", extra=fields)

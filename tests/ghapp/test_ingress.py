@@ -177,7 +177,7 @@ def test_concurrent_replays_make_exactly_one_job_per_delivery(
 ) -> None:
     template = json.loads(PULL_OPENED.read_text())
     bodies = []
-    for number in range(60):
+    for number in range(1, 61):
         template["number"] = number
         template["pull_request"]["number"] = number
         bodies.append((str(uuid.uuid4()), json.dumps(template).encode()))

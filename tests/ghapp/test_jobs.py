@@ -175,9 +175,10 @@ def worker_for(engine: Engine, database_url: str, handler: object, **settings: o
         (Transient("502 from GitHub"), JobState.QUEUED, True),
         (RetryAt(FAR_FUTURE, "secondary rate limit"), JobState.QUEUED, False),
         (Gone("comment 5"), JobState.DONE, True),
-        (ValueError("a bug"), JobState.QUEUED, True),
+        (RuntimeError("a bug"), JobState.QUEUED, True),
+        (KeyError("pull_request"), JobState.DEAD, True),
     ],
-    ids=["transient", "retry-at", "gone", "crash"],
+    ids=["transient", "retry-at", "gone", "crash", "payload-shape"],
 )
 def test_worker_settles_each_outcome(
     engine: Engine,
