@@ -1,13 +1,19 @@
-"""The door under abuse: slow-body connections while `/healthz` and signed deliveries keep answering.
+"""The door under abuse: slow and idle connections while `/healthz` and signed deliveries answer.
 
 Run: `python bench/door.py [--seconds 8]`. The app runs as `hindsight serve` serves it, pinned to one
-core. Two attacks, each measured against the same probes with no attack in the same run:
+core. Three attacks, each measured against the same probes with no attack in the same run:
 
 - 200 slow-body connections (one body byte every half second, reconnecting when cut), at the
   process's own descriptor limit: `/healthz` and signed deliveries must all answer 2xx.
 - As many slow-body connections as the process has descriptors (its limit set to 256): `/healthz`
   must answer, and every signed delivery must be answered quickly (202, or 503 with Retry-After
   when every slot is held) — never left hanging, never a 500.
+- 300 connections that send nothing (from one address, reconnecting as soon as they are closed)
+  and 300 that send their head one line a second (from ten addresses), at a descriptor limit of
+  256: `/healthz` and signed deliveries must answer 2xx (bar `door-idle-connections`).
+
+The probes come from 127.0.0.1, the attackers from other loopback addresses (127.0.0.2 and up), so
+the per-client connection bound applies to the attackers and not to the probes.
 """
 
 from __future__ import annotations
@@ -31,10 +37,11 @@ from bench.common import bar, percentile, pin  # noqa: E402
 from bench.ingress import free_port, start_server  # noqa: E402
 from ghapp.signature import sign  # noqa: E402
 
-SECRET = "bench-secret"
+SECRET = "bench-webhook-secret"
 FIXTURE = ROOT / "tests" / "fixtures" / "webhooks" / "pull_request" / "opened.payload.json"
 PROBE_TIMEOUT_S = 10.0
 SMALL_LIMIT = 256
+IDLE_CONNECTIONS = 300
 
 
 @dataclass
@@ -142,10 +149,56 @@ async def slow_body(port: int, stop: asyncio.Event, opened: list[int]) -> None:
         await asyncio.sleep(0.5)  # cut off: come back at the attack's own pace
 
 
+async def held(
+    port: int, stop: asyncio.Event, opened: list[int], source: str, *, head_lines: bool
+) -> None:
+    """One attacker from `source`: a connection that sends nothing (or one head line a second, never
+    the end of the head); it reconnects as soon as the server closes it."""
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.open_connection(
+                "127.0.0.1", port, local_addr=(source, 0)
+            )
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        opened[0] += 1
+        try:
+            if head_lines:
+                writer.write(b"GET /healthz HTTP/1.1\r\nhost: bench\r\n")
+            while not stop.is_set():
+                try:
+                    async with asyncio.timeout(1.0):
+                        if await reader.read(65536) == b"":
+                            break
+                except TimeoutError:
+                    if head_lines:
+                        writer.write(b"x-slow: one line a second\r\n")
+        except OSError:
+            pass
+        finally:
+            writer.close()
+        await asyncio.sleep(0.05)
+
+
+IDLE_SOURCE = "127.0.0.2"
+SLOW_HEAD_SOURCES = [f"127.0.0.{n}" for n in range(3, 13)]
+
+
 async def attack(port: int, connections: int, seconds: float, opened: Any) -> None:
+    """`connections` slow bodies; 0: the idle and slow-head attack (IDLE_CONNECTIONS of each)."""
     stop = asyncio.Event()
     made = [0]
-    attackers = [asyncio.create_task(slow_body(port, stop, made)) for _ in range(connections)]
+    if connections:
+        attackers = [asyncio.create_task(slow_body(port, stop, made)) for _ in range(connections)]
+    else:
+        attackers = [
+            asyncio.create_task(held(port, stop, made, IDLE_SOURCE, head_lines=False))
+            for _ in range(IDLE_CONNECTIONS)
+        ] + [
+            asyncio.create_task(held(port, stop, made, SLOW_HEAD_SOURCES[n % 10], head_lines=True))
+            for n in range(IDLE_CONNECTIONS)
+        ]
     await asyncio.sleep(seconds)
     stop.set()
     await asyncio.gather(*attackers, return_exceptions=True)
@@ -182,7 +235,12 @@ def scenario(
         server.terminate()
         server.wait(timeout=30)
     limit = f"descriptor limit {nofile}" if nofile else "the default descriptor limit"
-    print(f"{name}: {connections} slow-body connections at {limit} ({opened} connections made)")
+    what = (
+        f"{connections} slow-body connections"
+        if connections
+        else f"{IDLE_CONNECTIONS} idle and {IDLE_CONNECTIONS} slow-head connections"
+    )
+    print(f"{name}: {what} at {limit} ({opened} connections made)")
     print(f"  /healthz idle        : {idle[0].summary()}")
     print(f"  /healthz attacked    : {health.summary()}")
     print(f"  deliveries idle      : {idle[1].summary()}")
@@ -193,17 +251,39 @@ def scenario(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--idle-only", action="store_true", help="only the idle-connection attack")
     args = parser.parse_args()
     pin(1)
+    lines = []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        _, health, _, deliveries = scenario("door-200", 200, None, args.seconds, workdir)
-        idle_h, flood_h, idle_d, flood_d = scenario(
-            "door-flood", SMALL_LIMIT + 64, SMALL_LIMIT, args.seconds, workdir
-        )
+        if not args.idle_only:
+            lines = slow_bodies(args.seconds, workdir)
+        calm_h, held_h, _, held_d = scenario("door-idle", 0, SMALL_LIMIT, args.seconds, workdir)
+    print(
+        f"  idle: /healthz p99 {percentile(held_h.latencies_ms, 99):.1f} ms attacked, "
+        f"{percentile(calm_h.latencies_ms, 99):.1f} ms with no attack; deliveries p99 "
+        f"{percentile(held_d.latencies_ms, 99):.1f} ms attacked"
+    )
+    answered_2xx = min(held_h.ratio({200}), held_d.ratio({202}))
+    lines.append(bar("door-idle-connections", round(answered_2xx, 3), "ratio 2xx", ">=", 0.99))
+    print("\n".join(lines))
+    return 0 if all(line.endswith("PASS") for line in lines) else 1
+
+
+def slow_bodies(seconds: float, workdir: Path) -> list[str]:
+    """The two slow-body attacks and their bars."""
+    _, health, _, deliveries = scenario("door-200", 200, None, seconds, workdir)
+    idle_h, flood_h, idle_d, flood_d = scenario(
+        "door-flood", SMALL_LIMIT + 64, SMALL_LIMIT, seconds, workdir
+    )
     answered = {202, 503}
     slower = percentile(flood_h.latencies_ms, 99) / max(percentile(idle_h.latencies_ms, 99), 0.1)
-    lines = [
+    print(
+        f"  flood: /healthz p99 {slower:.1f} x idle; deliveries accepted "
+        f"{flood_d.ratio({202}):.2f} (idle {idle_d.ratio({202}):.2f}), the rest 503 Retry-After"
+    )
+    return [
         bar("door-200-healthz-ok", round(health.ratio({200}), 3), "ratio", ">=", 0.99),
         bar("door-200-deliveries-ok", round(deliveries.ratio({202}), 3), "ratio", ">=", 0.99),
         bar("door-flood-healthz-ok", round(flood_h.ratio({200}), 3), "ratio", ">=", 0.99),
@@ -218,12 +298,6 @@ def main() -> int:
             0,
         ),
     ]
-    print(
-        f"  flood: /healthz p99 {slower:.1f} x idle; deliveries accepted "
-        f"{flood_d.ratio({202}):.2f} (idle {idle_d.ratio({202}):.2f}), the rest 503 Retry-After"
-    )
-    print("\n".join(lines))
-    return 0 if all(line.endswith("PASS") for line in lines) else 1
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +28,11 @@ from tests.support.web import signed_headers, wait_for
 BODY_TIMEOUT_S = 1
 MAX_IN_FLIGHT = 4
 MAX_HEADER_BYTES = 8192
+IDLE_TIMEOUT_S = 1
+# The server held to a few descriptors: 128 leave room for 48 connections (128 - 64 kept for the
+# database and logs - a backlog of 16), and one address may hold 16 of them.
+NOFILE = 128
+PER_CLIENT = 16
 
 
 @dataclass
@@ -54,6 +61,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             "HINDSIGHT_BODY_TIMEOUT_S": str(BODY_TIMEOUT_S),
             "HINDSIGHT_MAX_IN_FLIGHT": str(MAX_IN_FLIGHT),
             "HINDSIGHT_MAX_HEADER_BYTES": str(MAX_HEADER_BYTES),
+            "HINDSIGHT_IDLE_TIMEOUT_S": str(IDLE_TIMEOUT_S),
         }
         port = free_port()
         server = start(["serve", "--no-worker", "--no-review", "--port", str(port)], env, tmp_path)
@@ -71,9 +79,48 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     assert "Traceback" not in output, output
 
 
-def connect(port: int) -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", port), timeout=15)
-    return sock
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    """A connection to the server from `source` (any 127.x.y.z is this machine's loopback)."""
+    return socket.create_connection(("127.0.0.1", port), timeout=15, source_address=(source, 0))
+
+
+@pytest.fixture(scope="module")
+def held_to_few_descriptors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """`serve` under `prlimit --nofile=128`, with connections that never time out in the test."""
+    tmp_path = tmp_path_factory.mktemp("door-descriptors")
+    url = f"sqlite:///{tmp_path / 'hindsight.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    engine.dispose()
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as sim:
+        env = {
+            **environment(sim, url, tmp_path),
+            "HINDSIGHT_IDLE_TIMEOUT_S": "600",
+            "HINDSIGHT_BODY_TIMEOUT_S": "600",
+            "HINDSIGHT_MAX_CONNECTIONS_PER_CLIENT": str(PER_CLIENT),
+        }
+        port = free_port()
+        command = ["serve", "--no-worker", "--no-review", "--port", str(port)]
+        server = subprocess.Popen(
+            ["prlimit", f"--nofile={NOFILE}:{NOFILE}", sys.executable, "-m", "ghapp.cli", *command],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_for(
+                lambda: ready(base) or server.poll() is not None,
+                timeout=120,
+                what="serve to be ready",
+            )
+            assert server.poll() is None
+            yield Served(base, port, "", "")
+        finally:
+            output = stop(server)
+    assert "Traceback" not in output, output
 
 
 def answer(sock: socket.socket) -> tuple[int, bytes]:
@@ -244,6 +291,67 @@ def test_a_signed_body_nested_past_the_bound_is_a_400(served: Served) -> None:
     response = httpx.post(f"{served.url}/webhooks", content=body, headers=headers, timeout=15)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "bad_json"
+
+
+def test_a_connection_that_sends_nothing_is_closed_at_the_idle_deadline(served: Served) -> None:
+    with connect(served.port) as sock:
+        status, data = answer(sock)  # the server closes it; without a deadline recv times out
+    assert (status, data) == (0, b"")
+
+
+def test_one_address_holds_at_most_its_bound_and_the_next_is_refused(
+    held_to_few_descriptors: Served,
+) -> None:
+    served = held_to_few_descriptors
+    held = [connect(served.port, "127.0.0.2") for _ in range(PER_CLIENT)]
+    try:
+        wait_for(lambda: refused_at_once(served.port, "127.0.0.2"), timeout=10, what="the bound")
+        assert httpx.get(f"{served.url}/healthz", timeout=10).status_code == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def refused_at_once(port: int, source: str) -> bool:
+    with connect(port, source) as sock:
+        status, data = answer(sock)
+    assert status in (0, 503), data
+    return status == 503 and b"retry-after: 1" in data.lower()
+
+
+def test_more_idle_connections_than_descriptors_leave_health_and_deliveries_answering(
+    held_to_few_descriptors: Served,
+) -> None:
+    """150 connections that send nothing, from ten addresses each under its bound, against 128
+    descriptors: the oldest waiting ones are closed to make room, and the probes are answered."""
+    served = held_to_few_descriptors
+    slow = connect(served.port, "127.0.0.10")  # the oldest, and it has begun its head
+    slow.sendall(b"GET /healthz HTTP/1.1\r\nhost: x\r\n")
+    held = [connect(served.port, f"127.0.0.{10 + n % 10}") for n in range(150)]
+    try:
+        assert httpx.get(f"{served.url}/healthz", timeout=10).status_code == 200
+        assert delivery(served).status_code == 202
+        status, data = answer(slow)  # a head begun is told why it is closed
+        assert status == 503, data
+        wait_for(
+            lambda: sum(map(_closed, held)) >= 100,
+            timeout=10,
+            what="100 of the 150 to be closed to make room",
+        )
+    finally:
+        for sock in [slow, *held]:
+            sock.close()
+
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the server has closed `sock` (looked at without waiting)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
 
 
 def test_the_process_still_answers_afterwards(served: Served) -> None:
