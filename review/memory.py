@@ -6,7 +6,7 @@ import logging
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from continual.memory import (
@@ -14,10 +14,16 @@ from continual.memory import (
     MemoryHit,
     MemoryItem,
     Relevance,
+    Reporter,
+    Source,
     cited_line,
     for_call,
     kept_as,
+    promotable,
     recalled_block,
+    refusal,
+    reported_source,
+    text_refusal,
 )
 from continual.packing import Block, Budget, pack_lines
 from continual.secrets import first_secret
@@ -58,7 +64,9 @@ class CallRecord:
 
 @dataclass(frozen=True)
 class SessionItem:
-    """One thing a call of this review learned; ``seq`` orders by recency."""
+    """One thing a call of this review learned; ``seq`` orders by recency. ``seat`` reported it
+    first, ``reporters`` are every seat (and lab) that reported the same, ``source`` who vouches
+    for it: the seats alone, two labs, or the app's own run."""
 
     kind: ItemKind
     subject: str
@@ -68,6 +76,8 @@ class SessionItem:
     call_id: str
     files: tuple[str, ...]
     seq: int
+    reporters: tuple[Reporter, ...] = ()
+    source: Source = Source.REPORTED
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ class SessionMemory:
         self.head_sha = head_sha
         self._lock = threading.Lock()
         self._items: list[SessionItem] = []
-        self._keys: set[tuple[str, ...]] = set()
+        self._keys: dict[tuple[str, ...], int] = {}  # an item's key: its index in ``_items``
         self._records: list[CallRecord] = []
         self._failures: dict[str, ToolReceipt] = {}
         self._seq = 0
@@ -116,24 +126,40 @@ class SessionMemory:
         lens: str,
         shard_files: Sequence[str],
         result: CallResult,
+        *,
+        lab: str = "",
     ) -> tuple[SessionItem, ...]:
-        """Record one call's result (no model involved); returns the items it newly taught."""
+        """Record one call's result (no model involved); returns the items it newly taught. What
+        the seat reports is its claim: an item another seat already reported gains this seat as
+        a reporter, and is corroborated once seats of two different labs (``lab``; empty: not
+        known, which never corroborates) reported it. A command that fetches and runs code or touches the network is never recorded."""
         files = tuple(shard_files)
+        reporter = Reporter(seat, lab)
         with self._lock:
             self._records.append(CallRecord(call_id, seat, lens, files, result))
             learned: list[SessionItem] = []
             withheld: list[str] = []
-            for new in self._extract(seat, lens, files, result):
+            refused: list[str] = []
+            for new in self._extract(seat, lens, files, result, refused):
                 secret = first_secret(new.subject, new.text)
                 if secret is not None:  # never handed on, stored or written: only counted
                     withheld.append(secret.rule)
                     continue
                 if new.key in self._keys:
+                    self._second(self._keys[new.key], reporter)
                     continue
-                self._keys.add(new.key)
+                self._keys[new.key] = len(self._items)
                 self._seq += 1
                 item = SessionItem(
-                    new.kind, new.subject, new.text, seat, lens, call_id, new.files, self._seq
+                    new.kind,
+                    new.subject,
+                    new.text,
+                    seat,
+                    lens,
+                    call_id,
+                    new.files,
+                    self._seq,
+                    (reporter,),
                 )
                 self._items.append(item)
                 learned.append(item)
@@ -141,6 +167,11 @@ class SessionMemory:
             "session memory recorded",
             extra={"review": self.review_id, "call": call_id, "learned": len(learned)},
         )
+        if refused:
+            log.warning(
+                "session memory refused reported commands",
+                extra={"review": self.review_id, "call": call_id, "reasons": sorted(set(refused))},
+            )
         if withheld:
             log.warning(
                 "session memory withheld items holding a secret",
@@ -148,11 +179,35 @@ class SessionMemory:
             )
         return tuple(learned)
 
+    def _second(self, index: int, reporter: Reporter) -> None:
+        """Another seat reported the item at ``index``: counted once, corroborating it when the
+        two seats' labs differ (and the item may be established at all)."""
+        item = self._items[index]
+        if reporter in item.reporters or item.kind is ItemKind.FINDING:
+            return
+        reporters = (*item.reporters, reporter)
+        source = item.source
+        if not source.established:
+            source = reported_source(reporters, promotable=promotable(item.kind, item.text))
+        self._items[index] = replace(item, reporters=reporters, source=source)
+
     def _extract(
-        self, seat: str, lens: str, files: tuple[str, ...], result: CallResult
+        self,
+        seat: str,
+        lens: str,
+        files: tuple[str, ...],
+        result: CallResult,
+        refused: list[str],
     ) -> list[_Learned]:
         out: list[_Learned] = []
-        for passed, failed in self._tool_paths(result.tool_receipts):
+        receipts = []
+        for receipt in result.tool_receipts:
+            reason = refusal(receipt.command)
+            if reason is None:
+                receipts.append(receipt)
+            else:  # never kept, not even as a claim: the seat's later calls are not handed it
+                refused.append(reason)
+        for passed, failed in self._tool_paths(receipts):
             subject = tool_subject(passed.command)
             text = (
                 f"Tool path: `{_one_line(passed.command)}` passed where "
@@ -168,6 +223,10 @@ class SessionMemory:
                 f"Hypothesis {hypothesis.status.value}: {_one_line(hypothesis.text)} "
                 f"(evidence: {evidence})."
             )
+            reason = text_refusal(text)
+            if reason is not None:
+                refused.append(reason)
+                continue
             out.append(_Learned(ItemKind.HYPOTHESIS, subject, text, files, (subject, text)))
         for finding in result.findings:
             subject = finding_subject(lens, finding.title, finding.path)
@@ -178,6 +237,10 @@ class SessionMemory:
         for fact in result.facts:
             subject = fact_subject(fact.kind, fact.text)
             text = f"Fact ({_one_line(fact.kind, 40)}): {_one_line(fact.text)}"
+            reason = text_refusal(text)
+            if reason is not None:
+                refused.append(reason)
+                continue
             out.append(_Learned(ItemKind.FACT, subject, text, files, (subject,)))
         return out
 
@@ -209,6 +272,22 @@ class SessionMemory:
         self._failures.update(failed_here)
         return pairs
 
+    def observe(self, commands: Iterable[str]) -> int:
+        """The app ran each of ``commands`` in its proof sandbox and it passed: a tool path whose
+        passing command is one of them is observed. Answers how many items that established."""
+        subjects = {tool_subject(command) for command in commands}
+        count = 0
+        with self._lock:
+            for index, item in enumerate(self._items):
+                if item.kind is not ItemKind.TOOL_PATH or item.subject not in subjects:
+                    continue
+                if item.source is not Source.OBSERVED:
+                    self._items[index] = replace(item, source=Source.OBSERVED)
+                    count += 1
+        if count:
+            log.info("session memory observed", extra={"review": self.review_id, "items": count})
+        return count
+
     def items(self) -> tuple[SessionItem, ...]:
         """Everything learned so far, in the order it was learned."""
         with self._lock:
@@ -226,10 +305,12 @@ class SessionMemory:
         seat: str | None = None,
         lens: str | None = None,
     ) -> Block:
-        """The session-memory block for a call on ``call_files``.
+        """The session-memory block for a call on ``call_files``, each line saying who reported
+        it (a seat's report alone marked an unverified claim).
 
-        Ordered by relevance to those files, then tool paths, then recency; findings of the same
-        seat and lens as the call are left out (it has them already).
+        Ordered by relevance to those files, then what is established before claims, then tool
+        paths, then recency; findings of the same seat and lens as the call are left out (it has
+        them already).
         """
         with self._lock:
             items = [
@@ -241,25 +322,33 @@ class SessionMemory:
         items.sort(
             key=lambda item: (
                 -wanted.score(item.files),
+                not item.source.established,
                 item.kind is not ItemKind.TOOL_PATH,
                 -item.seq,
             )
         )
         lines = [
-            cited_line(item.text, session=self.review_id, seat=item.seat, commit=self.head_sha)
+            cited_line(
+                item.text,
+                session=self.review_id,
+                commit=self.head_sha,
+                reporters=item.reporters or (Reporter(item.seat, ""),),
+                source=item.source,
+            )
             for item in items
         ]
         return pack_lines(lines, budgets=(Budget.chars(max_chars),), header=SESSION_HEADER)
 
     def persistables(self, now: datetime) -> list[MemoryItem]:
-        """What outlives the review, as the core keeps it (``continual.memory.kept_as``)."""
+        """What outlives the review, as the core keeps it (``continual.memory.kept_as``): active
+        when observed or corroborated, else a candidate with its seat as its source."""
         out: list[MemoryItem] = []
         seen: set[tuple[str, str]] = set()
         for item in self.items():
             if (item.subject, item.text) in seen:
                 continue
             seen.add((item.subject, item.text))
-            state, expires_at = kept_as(item.kind, now)
+            state, expires_at = kept_as(item.source, now)
             out.append(
                 MemoryItem(
                     kind=item.kind,
@@ -273,6 +362,8 @@ class SessionMemory:
                     recorded_at=now,
                     lens=item.lens,
                     files=item.files,
+                    source=item.source,
+                    reporters=item.reporters or (Reporter(item.seat, ""),),
                 )
             )
         return out

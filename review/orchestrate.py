@@ -26,7 +26,7 @@ from review.lenses import Lens
 from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
 from review.proof import ProofOutcome, ProofReport, proof_limits, run_proof
-from review.sandbox import Limits, Sandbox, detect_sandbox, for_policy
+from review.sandbox import Limits, Mechanism, Sandbox, detect_sandbox, for_policy
 from review.seats import Seat
 from review.shards import PullFile, Shard, cut_shards
 
@@ -242,7 +242,9 @@ class _Runner:
 
     def _record(self, call: PlannedCall, call_id: str, result: CallResult) -> None:
         config = call.seat.config
-        self.memory.record(call_id, config.name, call.lens.name, call.shard.paths, result)
+        self.memory.record(
+            call_id, config.name, call.lens.name, call.shard.paths, result, lab=config.lab
+        )
         for finding in result.findings:
             self.reported.append(
                 _Reported(finding, config.name, config.lab, call.lens.name, call_id, call.index)
@@ -357,6 +359,20 @@ async def prove(
     ]
 
 
+def observed_commands(findings: Sequence[PostedFinding]) -> list[str]:
+    """The proof tests the app itself ran (sandboxed, or unsandboxed where the operator allows
+    it) that passed, on the head or with the fix: what session memory may count as observed."""
+    observed: list[str] = []
+    for item in findings:
+        report, proof = item.proof, item.finding.proof
+        if report is None or proof is None or report.sandbox == Mechanism.NONE.value:
+            continue
+        runs = (report.before, report.after)
+        if any(ran is not None and ran.returncode == 0 and not ran.timed_out for ran in runs):
+            observed.append(proof.test)
+    return observed
+
+
 async def run_review(
     job: ReviewJob,
     *,
@@ -393,6 +409,7 @@ async def run_review(
         policy=settings.proofs,
         limits=proof_limits(settings),
     )
+    runner.memory.observe(observed_commands(findings))
     hits = runner.memory.hits(job.recalled)
     calls = (*outcomes, *(skipped_outcome(call, job.review_id) for call in over))
     log.info(

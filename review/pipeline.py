@@ -253,7 +253,7 @@ def _save(
 ) -> None:
     """Everything the run produced, in one transaction, then the session's memory file."""
     learned = run.memory.persistables(datetime.fromtimestamp(now / 1000, UTC))
-    records.save_run(
+    learned = records.save_run(
         reviewer.engine,
         target,
         run=run,

@@ -115,11 +115,12 @@ def save_run(
     now: int,
     withheld: Sequence[Withheld] = (),
     context: Mapping[str, str] | None = None,
-) -> None:
+) -> list[MemoryItem]:
     """Store everything the run produced in one transaction and move the row to posting/empty;
     ``withheld`` are the findings not posted because their mechanism was dismissed here;
     ``context`` is what the head holds of each changed file (the diff's head side), which a
-    lesson's anchors are checked against."""
+    lesson's anchors are checked against. Answers the memory items as stored (a claim the
+    repository's memory corroborates stored active)."""
     with engine.begin() as conn:
         _save_calls(conn, target.account_id, run, now)
         owners = comment_owners(suggestions)
@@ -138,7 +139,7 @@ def save_run(
             withheld=withheld,
             now=now,
         )
-        save_items(
+        stored = save_items(
             conn,
             account_id=target.account_id,
             repository_id=target.repository_id,
@@ -170,6 +171,7 @@ def save_run(
                 finished_ms=now if draft is None else None,
             )
         )
+    return stored
 
 
 def _suggestion(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from continual.memory.commands import refusal, text_refusal
 from continual.memory.files import (
     check_review_id,
     find_session_file,
@@ -11,7 +12,15 @@ from continual.memory.files import (
     write_session_file,
 )
 from continual.memory.forget import Forgotten, forget
-from continual.memory.items import ItemKind, MemoryHit, MemoryItem, finding_of_subject, kept_as
+from continual.memory.items import (
+    ItemKind,
+    MemoryHit,
+    MemoryItem,
+    finding_of_subject,
+    kept_as,
+    promotable,
+)
+from continual.memory.provenance import Reporter, Source, reported_source
 from continual.memory.render import (
     RECALLED_HEADER,
     Relevance,
@@ -40,6 +49,8 @@ __all__ = [
     "MemoryItem",
     "MemoryItemRow",
     "Relevance",
+    "Reporter",
+    "Source",
     "check_review_id",
     "cited_line",
     "delete_rows",
@@ -51,13 +62,17 @@ __all__ = [
     "hits_by_repository",
     "holds",
     "kept_as",
+    "promotable",
     "read_session_file",
     "recall_items",
     "recalled_block",
+    "refusal",
+    "reported_source",
     "repository_dir",
     "save_hits",
     "save_items",
     "session_dir",
     "states_by_repository",
+    "text_refusal",
     "write_session_file",
 ]

@@ -59,6 +59,8 @@ def _item_line(kind: str, item: MemoryItem) -> dict[str, Any]:
         "session": item.session,
         "commit": item.commit,
         "state": item.state.value,
+        "source": item.source.value if item.established else "reported",
+        "reporters": [[reporter.seat, reporter.lab] for reporter in item.reported_by],
         "expires_ms": _ms(item),
     }
 

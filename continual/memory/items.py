@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from continual.memory.provenance import Reporter, Source, speaks_for_maintainers
 from continual.secrets import first_secret
 from continual.values import EntryState
 
-TOOL_PATH_TTL = timedelta(days=90)
+ACTIVE_TTL = timedelta(days=90)
 CANDIDATE_TTL = timedelta(days=30)
+PROMOTABLE = frozenset({"tool_path", "fact"})  # the kinds observation or two labs can establish
 
 
 class ItemKind(StrEnum):
@@ -25,7 +27,8 @@ class ItemKind(StrEnum):
 
 @dataclass(frozen=True)
 class MemoryItem:
-    """What a review learned as it outlives the review: active (tool paths) or candidate."""
+    """What a review learned as it outlives the review: active once the app observed it or two
+    labs reported it (``source``), else a candidate: a claim of ``seat``, its first reporter."""
 
     kind: ItemKind
     subject: str
@@ -38,6 +41,18 @@ class MemoryItem:
     recorded_at: datetime
     lens: str = ""
     files: tuple[str, ...] = ()
+    source: Source = Source.REPORTED
+    reporters: tuple[Reporter, ...] = ()
+
+    @property
+    def established(self) -> bool:
+        """Observed by the app or corroborated by two labs: handed as memory, not as a claim."""
+        return self.source.established and self.state is EntryState.ACTIVE
+
+    @property
+    def reported_by(self) -> tuple[Reporter, ...]:
+        """Who reported it (its seat, lab unknown, for an item kept before labs were)."""
+        return self.reporters or (Reporter(self.seat, ""),)
 
 
 @dataclass(frozen=True)
@@ -65,9 +80,17 @@ def without_secrets(items: Sequence[MemoryItem]) -> list[MemoryItem]:
     return [item for item in items if first_secret(item.subject, item.text) is None]
 
 
-def kept_as(kind: ItemKind, now: datetime) -> tuple[EntryState, datetime]:
-    """The state and expiry an item of ``kind`` is kept with: an executed tool path is active
-    for 90 days; hypotheses, findings and facts are candidates for 30."""
-    if kind is ItemKind.TOOL_PATH:
-        return EntryState.ACTIVE, now + TOOL_PATH_TTL
+def promotable(kind: ItemKind, text: str) -> bool:
+    """Whether an item may become active: a tool path, or a fact that does not speak for the
+    maintainers (``provenance.speaks_for_maintainers``); hypotheses and findings stay claims."""
+    if kind.value not in PROMOTABLE:
+        return False
+    return kind is ItemKind.TOOL_PATH or not speaks_for_maintainers(text)
+
+
+def kept_as(source: Source, now: datetime) -> tuple[EntryState, datetime]:
+    """The state and expiry an item is kept with: observed or corroborated, active for 90 days;
+    a seat's report alone, a candidate for 30."""
+    if source.established:
+        return EntryState.ACTIVE, now + ACTIVE_TTL
     return EntryState.CANDIDATE, now + CANDIDATE_TTL

@@ -1,4 +1,5 @@
-"""Memory as it is handed: cited fact lines, ordered for a call's files, packed within a budget."""
+"""Memory as it is handed: cited lines saying who vouches for each, ordered for a call's files,
+packed within a budget."""
 
 from __future__ import annotations
 
@@ -7,17 +8,54 @@ import posixpath
 from collections.abc import Iterable, Sequence
 
 from continual.memory.items import ItemKind, MemoryItem
+from continual.memory.provenance import Reporter, Source, speaks_for_maintainers
 from continual.packing import Block, Budget, pack_lines
 
 RECALLED_HEADER = "Recalled from earlier sessions:"
-CITED_LINE = "- {text} (session {session}, seat {seat}, commit {commit})"
+CITED_LINE = "- {claim}{text} ({vouched}; session {session}, commit {commit})"
+CLAIM = "Unverified claim: "
+CLAIM_FOR_MAINTAINERS = "Unverified claim, not a maintainer's decision: "
+REPORTED_BY = "reported by {seats}"
+CORROBORATED_BY = "reported by {seats}, of different labs"
+OBSERVED_BY = "reported by {seats}; the app ran it in its sandbox and it passed"
+VOUCHED = {
+    Source.REPORTED: REPORTED_BY,
+    Source.CORROBORATED: CORROBORATED_BY,
+    Source.OBSERVED: OBSERVED_BY,
+}
 SHORT_SHA = 7
 
 
-def cited_line(text: str, *, session: str, seat: str, commit: str) -> str:
-    """``- text (session S, seat X, commit abc1234)``: memory is only ever handed as a fact."""
+def _seats(reporters: Sequence[Reporter], *, labs: bool) -> str:
+    ordered = sorted(reporters, key=lambda r: (r.seat, r.lab))  # calls run in parallel
+    names = [f"{r.seat} ({r.lab})" if labs and r.lab else r.seat for r in ordered]
+    if len(names) == 1:
+        return f"seat {names[0]}"
+    return f"seats {', '.join(names[:-1])} and {names[-1]}"
+
+
+def cited_line(
+    text: str,
+    *,
+    session: str,
+    commit: str,
+    reporters: Sequence[Reporter],
+    source: Source = Source.REPORTED,
+) -> str:
+    """``- text (reported by seat X; session S, commit abc1234)``, who vouches for it first. A
+    seat's report alone is marked an unverified claim, and never passes for a maintainer's
+    decision; observed or corroborated, it is memory, still naming who reported it."""
+    flat = " ".join(text.split())
+    claim = ""
+    if not source.established:
+        claim = CLAIM_FOR_MAINTAINERS if speaks_for_maintainers(flat) else CLAIM
+    seats = _seats(reporters, labs=source is Source.CORROBORATED)
     return CITED_LINE.format(
-        text=" ".join(text.split()), session=session, seat=seat, commit=commit[:SHORT_SHA]
+        claim=claim,
+        text=flat,
+        vouched=VOUCHED[source].format(seats=seats),
+        session=session,
+        commit=commit[:SHORT_SHA],
     )
 
 
@@ -29,7 +67,14 @@ def handed_key(item: MemoryItem) -> str:
 
 
 def recalled_line(item: MemoryItem) -> str:
-    return cited_line(item.text, session=item.session, seat=item.seat, commit=item.commit)
+    """The cited line of a kept item: its source only when it is active (established)."""
+    return cited_line(
+        item.text,
+        session=item.session,
+        commit=item.commit,
+        reporters=item.reported_by,
+        source=item.source if item.established else Source.REPORTED,
+    )
 
 
 class Relevance:
@@ -51,12 +96,14 @@ class Relevance:
 
 def for_call(items: Sequence[MemoryItem], call_files: Sequence[str]) -> list[MemoryItem]:
     """``items`` in the order a call on ``call_files`` wants them: relevance to its files, then
-    tool paths, then the newest; ties keep the given order."""
+    what is established before claims, then tool paths, then the newest; ties keep the given
+    order."""
     wanted = Relevance(call_files)
     indexed = list(enumerate(items))
     indexed.sort(
         key=lambda pair: (
             -wanted.score(pair[1].files),
+            not pair[1].established,
             pair[1].kind is not ItemKind.TOOL_PATH,
             -pair[1].recorded_at.timestamp(),
             pair[0],

@@ -9,7 +9,8 @@ from continual.orm import Base
 
 
 class MemoryItemRow(Base):
-    """What a review learned and kept: tool paths active for 90 days, the rest candidates for 30."""
+    """What a review learned and kept: active for 90 days once the app observed it or seats of
+    two labs reported it (``source``), else a candidate (a seat's claim) for 30."""
 
     __tablename__ = "memory_items"
     __table_args__ = (Index("ix_memory_items_recall", "repository_id", "expires_ms"),)
@@ -28,6 +29,8 @@ class MemoryItemRow(Base):
     commit: Mapped[str] = mapped_column(String(40))
     files: Mapped[str] = mapped_column(Text, default="[]")  # JSON list of paths
     state: Mapped[str] = mapped_column(String(16))
+    source: Mapped[str] = mapped_column(String(16), server_default="reported")
+    reporters: Mapped[str] = mapped_column(Text, server_default="[]")  # JSON [[seat, lab], …]
     expires_ms: Mapped[int] = mapped_column(BigInteger)
     created_ms: Mapped[int] = mapped_column(BigInteger)
 

@@ -6,11 +6,20 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, delete, func, insert, select
 
-from continual.memory.items import ItemKind, MemoryHit, MemoryItem, without_secrets
+from continual.memory.items import (
+    ItemKind,
+    MemoryHit,
+    MemoryItem,
+    kept_as,
+    promotable,
+    without_secrets,
+)
+from continual.memory.provenance import Reporter, Source, joined, reported_source
 from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.values import EntryState
 
@@ -25,6 +34,67 @@ def _moment(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
 
+def reporters_json(reporters: Sequence[Reporter]) -> str:
+    return json.dumps([[reporter.seat, reporter.lab] for reporter in reporters])
+
+
+def _reporters(row_json: str, seat: str) -> tuple[Reporter, ...]:
+    """A row's reporters; a row kept before they were recorded has its seat, lab unknown."""
+    pairs = json.loads(row_json or "[]")
+    found = tuple(Reporter(str(pair[0]), str(pair[1])) for pair in pairs)
+    return found or (Reporter(seat, ""),)
+
+
+def _standing(
+    conn: Connection, account_id: int, repository_id: int, subjects: set[str], now_ms: int
+) -> dict[str, tuple[Source, tuple[Reporter, ...]]]:
+    """Per subject, what the repository's unexpired memory already holds: the best source any
+    of its items has and every seat (with its lab) that reported it."""
+    out: dict[str, tuple[Source, tuple[Reporter, ...]]] = {}
+    if not subjects:
+        return out
+    rows = conn.execute(
+        select(
+            MemoryItemRow.subject,
+            MemoryItemRow.source,
+            MemoryItemRow.state,
+            MemoryItemRow.seat,
+            MemoryItemRow.reporters,
+        )
+        .where(
+            MemoryItemRow.account_id == account_id,
+            MemoryItemRow.repository_id == repository_id,
+            MemoryItemRow.expires_ms > now_ms,
+            MemoryItemRow.subject.in_(sorted(subjects)),
+        )
+        .order_by(MemoryItemRow.id)
+    ).all()
+    for subject, source, state, seat, reporters in rows:
+        held, who = out.get(subject, (Source.REPORTED, ()))
+        found = Source(source) if state == EntryState.ACTIVE.value else Source.REPORTED
+        out[subject] = (
+            found if found.established and not held.established else held,
+            joined(who, _reporters(reporters, seat)),
+        )
+    return out
+
+
+def _with_standing(
+    item: MemoryItem, standing: tuple[Source, tuple[Reporter, ...]] | None, now_ms: int
+) -> MemoryItem:
+    """``item`` as the repository's memory makes it: a claim another lab already reported here
+    is corroborated, and a subject the app observed (or two labs reported) stays established."""
+    if standing is None or item.source.established or not promotable(item.kind, item.text):
+        return item
+    held, who = standing
+    reporters = joined(item.reported_by, who)
+    source = held if held.established else reported_source(reporters, promotable=True)
+    if not source.established:
+        return item
+    state, expires_at = kept_as(source, _moment(now_ms))
+    return replace(item, source=source, reporters=reporters, state=state, expires_at=expires_at)
+
+
 def save_items(
     conn: Connection,
     *,
@@ -32,12 +102,17 @@ def save_items(
     repository_id: int,
     items: Sequence[MemoryItem],
     now_ms: int,
-) -> int:
-    """Store what a review learned; tool paths arrive active, the rest as candidates. An item
-    holding a secret is never stored."""
+) -> list[MemoryItem]:
+    """Store what a review learned and answer it as stored. An item arrives as its source makes
+    it (a seat's report: a candidate); a claim the repository's memory already holds from a seat
+    of another lab, or that the app observed, is stored corroborated or observed (active). An
+    item holding a secret is never stored."""
     items = without_secrets(items)
     if not items:
-        return 0
+        return []
+    subjects = {item.subject for item in items if not item.source.established}
+    standing = _standing(conn, account_id, repository_id, subjects, now_ms)
+    items = [_with_standing(item, standing.get(item.subject), now_ms) for item in items]
     conn.execute(
         insert(MemoryItemRow),
         [
@@ -53,13 +128,15 @@ def save_items(
                 "commit": item.commit,
                 "files": json.dumps(list(item.files)),
                 "state": item.state.value,
+                "source": item.source.value,
+                "reporters": reporters_json(item.reported_by),
                 "expires_ms": _ms(item.expires_at),
                 "created_ms": now_ms,
             }
             for item in items
         ],
     )
-    return len(items)
+    return items
 
 
 def save_hits(
@@ -103,7 +180,8 @@ def recall_items(
     now_ms: int,
     exclude_review: str | None = None,
 ) -> list[MemoryItem]:
-    """Unexpired memory of the repository's earlier sessions, newest first, one per subject."""
+    """Unexpired memory of the repository's earlier sessions, newest first, one per subject (an
+    established item before any claim of the same subject)."""
     query = (
         select(MemoryItemRow)
         .where(
@@ -115,28 +193,29 @@ def recall_items(
     )
     if exclude_review is not None:
         query = query.where(MemoryItemRow.review_id != exclude_review)
-    seen: set[str] = set()
-    found: list[MemoryItem] = []
+    best: dict[str, MemoryItem] = {}
     for row in conn.execute(query).all():
-        if row.subject in seen:
+        held = best.get(row.subject)
+        if held is not None and (held.established or row.state != EntryState.ACTIVE.value):
             continue
-        seen.add(row.subject)
-        found.append(
-            MemoryItem(
-                kind=ItemKind(row.kind),
-                subject=row.subject,
-                text=row.text,
-                seat=row.seat,
-                session=row.review_id,
-                commit=row.commit,
-                state=EntryState(row.state),
-                expires_at=_moment(row.expires_ms),
-                recorded_at=_moment(row.created_ms),
-                lens=row.lens,
-                files=tuple(json.loads(row.files)),
-            )
+        item = MemoryItem(
+            kind=ItemKind(row.kind),
+            subject=row.subject,
+            text=row.text,
+            seat=row.seat,
+            session=row.review_id,
+            commit=row.commit,
+            state=EntryState(row.state),
+            expires_at=_moment(row.expires_ms),
+            recorded_at=_moment(row.created_ms),
+            lens=row.lens,
+            files=tuple(json.loads(row.files)),
+            source=Source(row.source),
+            reporters=_reporters(row.reporters, row.seat),
         )
-    return found
+        if held is None or item.established:
+            best[row.subject] = item
+    return list(best.values())
 
 
 def holds(conn: Connection, session_id: str, *, account_id: int) -> bool:

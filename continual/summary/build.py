@@ -6,8 +6,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from continual.memory import MemoryItem, cited_line
+from continual.memory import MemoryItem
 from continual.memory.items import ItemKind
+from continual.memory.render import recalled_line
 from continual.recall.cards import Card
 
 SUMMARY_MAX_CHARS = 2_000
@@ -19,7 +20,8 @@ GUIDANCE = (
 )
 # Lessons are the only imperative lines handed, within their own caps: the summary names them.
 LESSONS_HEADER = "What maintainers confirmed here (lessons, by title):"
-MEMORY_HEADER = "What earlier reviews found out:"
+# Only what the app observed or seats of two labs reported becomes a statement; claims never do.
+MEMORY_HEADER = "What earlier reviews established (observed by the app, or reported by two labs):"
 LESSON_LINE = "- {title} ({lens}; lesson {id} r{revision})"
 OMITTED_LINE = "({count} more omitted; the store keeps them all)"
 EMPTY_SUMMARY = ""
@@ -44,15 +46,22 @@ def is_summary_id(entry_id: str) -> bool:
 
 def fingerprint(cards: Sequence[Card], items: Sequence[MemoryItem]) -> str:
     """What the summary is built from, as one digest: each lesson's id and revision, and each
-    memory item's session, kind, subject and state. Equal digests, equal summaries."""
+    established memory item's session, kind, subject, state and source (claims are not built
+    from, so a new claim changes nothing). Equal digests, equal summaries."""
     digest = hashlib.sha256()
     for card in sorted(cards, key=lambda c: c.id):
         digest.update(f"L\t{card.id}\t{card.revision}\n".encode())
-    for item in sorted(items, key=lambda i: (i.session, i.kind.value, i.subject)):
+    for item in sorted(established(items), key=lambda i: (i.session, i.kind.value, i.subject)):
         digest.update(
-            f"M\t{item.session}\t{item.kind.value}\t{item.subject}\t{item.state}\n".encode()
+            f"M\t{item.session}\t{item.kind.value}\t{item.subject}\t{item.state}"
+            f"\t{item.source}\n".encode()
         )
     return digest.hexdigest()
+
+
+def established(items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """The items the summary may state: observed by the app or corroborated by two labs."""
+    return [item for item in items if item.established]
 
 
 def _memory_order(items: Sequence[MemoryItem]) -> list[MemoryItem]:
@@ -68,9 +77,9 @@ def build_summary(
     max_chars: int = SUMMARY_MAX_CHARS,
 ) -> Summary:
     """The summary of ``repository``: the framing, its lessons named by title in the order
-    given, then its memory as cited facts (tool paths first, a fact a lesson already states left
-    out), whole lines only, within ``max_chars`` with the omitted count; empty when there is
-    nothing to summarise."""
+    given, then its established memory as cited lines (tool paths first, a fact a lesson already
+    states left out; a seat's claim is never a statement of the summary), whole lines only,
+    within ``max_chars`` with the omitted count; empty when there is nothing to summarise."""
     lesson_lines = [
         LESSON_LINE.format(
             title=" ".join(c.title.split()), lens=c.lens, id=c.id, revision=c.revision
@@ -79,8 +88,8 @@ def build_summary(
     ]
     stated = {" ".join(c.text.split()).lower() for c in cards}
     memory_lines = [
-        cited_line(i.text, session=i.session, seat=i.seat, commit=i.commit)
-        for i in _memory_order(items)
+        recalled_line(i)
+        for i in _memory_order(established(items))
         if " ".join(i.text.split()).lower() not in stated
     ]
     if not lesson_lines and not memory_lines:

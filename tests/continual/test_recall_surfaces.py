@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual import store
-from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem, save_items
+from continual.memory import RECALLED_HEADER, ItemKind, MemoryItem, Reporter, Source, save_items
 from continual.packing import approx_tokens
 from continual.persons import Preference, Recording
 from continual.recall.snapshot import build_snapshot
@@ -137,7 +137,11 @@ def test_brief_respects_lesson_cap_and_token_budget(
     assert approx_tokens(handed.text) <= PUSH_MAX_TOKENS
 
 
+TWO_LABS = "reported by seats alpha (acme-labs) and beta (other-lab), of different labs"
+
+
 def recalled_memory(count: int, *, session: str, text: str) -> list[MemoryItem]:
+    """Facts seats of two labs reported: memory the summary may state."""
     at = datetime.fromtimestamp(NOW / 1000, UTC)
     return [
         MemoryItem(
@@ -147,9 +151,11 @@ def recalled_memory(count: int, *, session: str, text: str) -> list[MemoryItem]:
             seat="alpha",
             session=session,
             commit="c" * 40,
-            state=EntryState.CANDIDATE,
-            expires_at=at + timedelta(days=30),
+            state=EntryState.ACTIVE,
+            expires_at=at + timedelta(days=90),
             recorded_at=at,
+            source=Source.CORROBORATED,
+            reporters=(Reporter("alpha", "acme-labs"), Reporter("beta", "other-lab")),
         )
         for n in range(count)
     ]
@@ -178,12 +184,12 @@ def test_brief_hands_recalled_memory_as_cited_facts_within_the_token_budget(
     assert summary == handed.summary and summary.startswith("Memory summary for octo/app.")
     assert len(summary) <= 2_000
     in_summary = [line for line in summary.splitlines() if line.startswith(f"- {wide}")]
-    assert in_summary[0] == f"- {wide} 199 (session r_new, seat alpha, commit ccccccc)"
+    assert in_summary[0] == f"- {wide} 199 ({TWO_LABS}; session r_new, commit ccccccc)"
     lines = memory.splitlines()
     assert lines[0] == RECALLED_HEADER
     assert not set(lines) & set(in_summary), "what the summary says is not repeated"
     assert (
-        lines[1] == f"- {wide} {199 - len(in_summary)} (session r_new, seat alpha, commit ccccccc)"
+        lines[1] == f"- {wide} {199 - len(in_summary)} ({TWO_LABS}; session r_new, commit ccccccc)"
     )
     assert "r_old" not in memory, "one line per subject: the newest session's"
     assert re.fullmatch(r"\d+ more omitted", lines[-1])
@@ -209,21 +215,21 @@ def test_a_second_brief_hands_only_the_memory_lines_that_are_new(
     remember("r_one", 2, NOW - 10)
     card = Preference(surfacing=2)
     first = brief(engine, tmp_path, org, "s1", card, NOW)
-    assert first.text.count("(session r_one") == 2
+    assert first.text.count("; session r_one") == 2
     assert brief(engine, tmp_path, org, "s1", card, NOW).text == "", "nothing new: nothing handed"
 
     remember("r_two", 1, NOW - 5)
     second = brief(engine, tmp_path, org, "s1", card, NOW)
     # New memory makes a new summary revision, which the session may be handed again; the
     # memory block repeats nothing, in the summary or handed before.
-    assert "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)" in second.summary
+    assert f"- The cache is warmed 0 ({TWO_LABS}; session r_two, commit ccccccc)" in second.summary
     assert RECALLED_HEADER not in second.text
     assert lessons_in(second) == (), "memory lines are not lesson entries"
     other = brief(engine, tmp_path, org, "s2", card, NOW)
     memory = [line for line in other.text.splitlines() if "The cache is warmed" in line]
     assert memory == [
-        "- The cache is warmed 0 (session r_two, seat alpha, commit ccccccc)",
-        "- The cache is warmed 1 (session r_one, seat alpha, commit ccccccc)",
+        f"- The cache is warmed 0 ({TWO_LABS}; session r_two, commit ccccccc)",
+        f"- The cache is warmed 1 ({TWO_LABS}; session r_one, commit ccccccc)",
     ], "another session is handed every subject, each once, newest first"
 
 

@@ -281,6 +281,8 @@ def _remember(world: World, text: str, subject: str) -> None:
                 seat="alpha",
                 commit="b" * 40,
                 state="active",
+                source="observed",  # the app ran it: memory the summary may state
+                reporters='[["alpha", "acme-labs"]]',
                 expires_ms=NOW + 10**9,
                 created_ms=NOW,
             )
@@ -308,7 +310,8 @@ def test_memory_summary_view_clear_and_rebuild(world: World) -> None:
     _remember(world, "PYTHONPATH=src pytest -q passed where pytest -q failed", "pytest")
     changed = world.api.call("GET", summary, params=params)
     assert not changed["cleared"] and changed["memories"] == 1, "new memory rebuilds it"
-    assert "(session rev-9, seat alpha, commit bbbbbbb)" in changed["text"]
+    assert "(reported by seat alpha; the app ran it" in changed["text"]
+    assert "session rev-9, commit bbbbbbb)" in changed["text"]
 
     rebuilt = world.api.call("POST", f"{summary}/rebuild", params=params)
     assert rebuilt["revision"] == changed["revision"] + 1 and rebuilt["text"] == changed["text"]

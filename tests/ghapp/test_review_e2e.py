@@ -212,12 +212,14 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
     old, new = reviews[0].id, reviews[1].id
     (request,) = second
     assert request["cross_session"].startswith("Recalled from earlier sessions:\n")
-    assert f"{TOOL_LINE} (session {old}, seat alpha, commit " in request["cross_session"]
+    claim = f"Unverified claim: {TOOL_LINE} (reported by seat alpha; session {old}, commit "
+    assert claim in request["cross_session"]
     assert TOOL_LINE not in request["memory"]
 
     items = _rows(engine, MemoryItemRow)
     tool = next(i for i in items if i.kind == "tool_path" and i.review_id == old)
-    assert tool.state == "active" and tool.expires_ms - tool.created_ms == 90 * 86_400_000
+    # One seat's word: a candidate for 30 days (docs/security.md, "What a seat reports").
+    assert tool.state == "candidate" and tool.expires_ms - tool.created_ms == 30 * 86_400_000
     assert {i.state for i in items if i.kind != "tool_path"} <= {"candidate"}
     (hit,) = _rows(engine, MemoryHitRow)
     assert (hit.review_id, hit.recalled_review_id) == (new, old)

@@ -16,6 +16,8 @@ from continual.memory import (
     ItemKind,
     MemoryItem,
     MemoryItemRow,
+    Reporter,
+    Source,
     save_items,
     write_session_file,
 )
@@ -37,7 +39,8 @@ from review.subjects import program_of
 HEAD = "abc1234def5678900000000000000000000000ff"
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 FACT_LINE = re.compile(
-    r"^- (Tool path|Hypothesis|Finding|Fact)\b.* \(session \S+, seat \S+, commit [0-9a-f]{7}\)$"
+    r"^- Unverified claim(, not a maintainer's decision)?: (Tool path|Hypothesis|Finding|Fact)\b"
+    r".* \(reported by seat \S+; session \S+, commit [0-9a-f]{7}\)$"
 )
 
 
@@ -66,8 +69,8 @@ def test_tool_path_from_shard_one_reaches_later_calls_of_shard_two_and_other_sea
     assert [item.kind for item in learned] == [ItemKind.TOOL_PATH]
 
     expected = (
-        "- Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
-        "(session r1, seat alpha, commit abc1234)"
+        "- Unverified claim: Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
+        "(reported by seat alpha; session r1, commit abc1234)"
     )
     same_seat_other_shard = memory.block_for(["src/b.py"], seat="alpha", lens="correctness")
     other_seat = memory.block_for(["src/b.py"], seat="beta", lens="security")
@@ -114,14 +117,14 @@ def test_related_failures_by_correction_or_same_program_only() -> None:
         CallResult(
             tool_receipts=(
                 receipt("t1", "python -m pytest", ToolStatus.ERROR),
-                receipt("t2", "uv run --with x something", ToolStatus.PASSED, corrects="t1"),
+                receipt("t2", "PYTHONPATH=. python -m pytest", ToolStatus.PASSED, corrects="t1"),
             )
         ),
     )
     texts = [item.text for item in memory.items()]
     assert texts == [
         "Tool path: `tox -e py311 -- -x` passed where `tox -e py311` timed out.",
-        "Tool path: `uv run --with x something` passed where `python -m pytest` errored.",
+        "Tool path: `PYTHONPATH=. python -m pytest` passed where `python -m pytest` errored.",
     ]
     assert program_of("PYTHONPATH=src FOO=1 /usr/bin/python3 -m pytest -q") == "pytest"
     assert program_of("env A=1 make test") == "make"
@@ -177,7 +180,7 @@ def test_order_is_relevance_then_tool_paths_then_recency() -> None:
     memory.record("c4", "a", "x", ["lib/far.py"], CallResult(facts=(Fact("k", "newest far"),)))
     memory.record("c5", "b", "y", ["src/target.py"], CallResult(facts=(Fact("k", "same file"),)))
     lines = memory.block_for(["src/target.py"], seat="z", lens="z").text.splitlines()[1:]
-    order = [line.split(": ", 1)[1].split(" (session")[0] for line in lines]
+    order = [line.split(": ", 2)[2].split(" (reported")[0] for line in lines]
     assert order == [
         "same file",
         "same folder",
@@ -215,7 +218,10 @@ def test_property_blocks_never_exceed_the_budget_and_hold_only_whole_items(
     block = memory.block_for(["f3.py"], max_chars=max_chars)
     assert len(block.text) <= max_chars
     assert block.included + block.omitted == count
-    full = {f"- {item.text} (session r1, seat alpha, commit abc1234)" for item in memory.items()}
+    full = {
+        f"- Unverified claim: {item.text} (reported by seat alpha; session r1, commit abc1234)"
+        for item in memory.items()
+    }
     lines = block.text.splitlines()
     if not lines:
         assert block.included == 0
@@ -250,8 +256,11 @@ def test_persistables_states_and_expiries() -> None:
     kinds = {item.kind: item for item in items}
     assert len(items) == 4
     tool = kinds[ItemKind.TOOL_PATH]
-    assert (tool.state, tool.expires_at) == (EntryState.ACTIVE, NOW + timedelta(days=90))
+    # A seat's word alone (two seats of no known lab) is a claim: a candidate, never active.
+    assert (tool.state, tool.expires_at) == (EntryState.CANDIDATE, NOW + timedelta(days=30))
     assert (tool.seat, tool.session, tool.commit) == ("alpha", "r9", HEAD)
+    assert tool.source is Source.REPORTED
+    assert tool.reporters == (Reporter("alpha", ""), Reporter("beta", ""))
     for kind in (ItemKind.FINDING, ItemKind.HYPOTHESIS, ItemKind.FACT):
         assert kinds[kind].state is EntryState.CANDIDATE
         assert kinds[kind].expires_at == NOW + timedelta(days=30)
@@ -274,8 +283,8 @@ def test_recalled_memory_reads_like_session_memory() -> None:
         in_run[1:]
         == later[1:]
         == [
-            "- Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
-            "(session r1, seat alpha, commit abc1234)",
+            "- Unverified claim: Tool path: `PYTHONPATH=src pytest` passed where `pytest` failed. "
+            "(reported by seat alpha; session r1, commit abc1234)",
         ]
     )
     assert cross_session_block([]).text == ""
@@ -376,13 +385,8 @@ def test_items_holding_a_secret_are_never_handed_on_stored_or_written(tmp_path: 
     memory = SessionMemory("r1", HEAD)
     leaky = CallResult(
         tool_receipts=(
-            receipt("t1", "curl https://api.example/ping", ToolStatus.FAILED),
-            receipt(
-                "t2",
-                f"curl -H 'Authorization: token {SECRET_TOKEN}' https://api.example/ping",
-                ToolStatus.PASSED,
-                corrects="t1",
-            ),
+            receipt("t1", "pytest -q", ToolStatus.FAILED),
+            receipt("t2", f"API_TOKEN={SECRET_TOKEN} pytest -q", ToolStatus.PASSED, corrects="t1"),
         ),
         facts=(
             Fact("config", f"The deploy token is {SECRET_TOKEN}."),
@@ -411,7 +415,7 @@ def test_items_holding_a_secret_are_never_handed_on_stored_or_written(tmp_path: 
         saved = save_items(conn, account_id=1, repository_id=11, items=planted, now_ms=0)
         texts = conn.execute(select(MemoryItemRow.text)).scalars().all()
     engine.dispose()
-    assert saved == 1 and texts == ["Fact (decision): The loader stays synchronous."]
+    assert len(saved) == 1 and texts == ["Fact (decision): The loader stays synchronous."]
 
 
 def _item(text: str) -> MemoryItem:

@@ -85,9 +85,11 @@ if config.get("tool_path") and request["shard"]["index"] == 0:
             {"id": "t1", "command": "pytest -q", "status": "failed"},
             {"id": "t2", "command": "PYTHONPATH=src pytest -q", "status": "passed", "corrects": "t1"},
         ]
+receipts = config.get("receipts", receipts)  # reported as given: what a hostile seat claims
+facts = ([{"kind": "decision", "text": f"shard {request['shard']['index']} read by {request['seat']['name']}"}]
+         if config.get("facts") else [])
 json.dump({"findings": findings, "tool_receipts": receipts,
-           "facts": [{"kind": "decision", "text": f"shard {request['shard']['index']} read by {request['seat']['name']}"}]
-           if config.get("facts") else []}, sys.stdout)
+           "facts": config.get("fact_list", facts)}, sys.stdout)
 """
 
 
