@@ -64,8 +64,10 @@ def _memory_line(line: dict[str, Any]) -> str:
             f"hit       {line.get('kind'):<10} {line.get('subject')} "
             f"(from session {line.get('recalled_session')}, seat {line.get('seat')})"
         )
+    # A line written before sources were recorded has none: its state alone is shown.
+    tag = ", ".join(str(part) for part in (line.get("state"), line.get("source")) if part)
     return (
-        f"{kind:<9} {line.get('kind'):<10} [{line.get('state')}] {line.get('text')} "
+        f"{kind:<9} {line.get('kind'):<10} [{tag}] {line.get('text')} "
         f"(session {line.get('session')}, seat {line.get('seat')})"
     )
 
