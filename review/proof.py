@@ -274,9 +274,9 @@ def _copy_failed(ran: Ran, steps: _Steps, runner: _Runner, when: str) -> ProofRe
             return ProofReport(ProofOutcome.TIMEOUT, why, sandbox=used)
         said = steps.output.strip() or ran.output.strip()
         detail = said[-300:] or f"exit {ran.returncode}"
-        why = (
-            f"the copy of the head {when} could not be made: {detail}{_bounds(ran, runner.limits)}"
-        )
+        cap = f"at most {runner.limits.copy_bytes // MIB} MiB"
+        why = f"the copy of the head {when} could not be made ({cap}): {detail}"
+        why += _bounds(ran, runner.limits)
         return ProofReport(ProofOutcome.COPY_FAILED, why, sandbox=used)
     return None
 

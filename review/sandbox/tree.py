@@ -129,11 +129,17 @@ async def _git(repo: Path, home: Path, *args: str, limit: int) -> bytes:
 
 
 async def check_tree(repo: Path, sha: str, *, home: Path, max_files: int) -> Listing:
-    """List the tree of commit ``sha`` with git and check it (``check_entries``)."""
+    """List the tree of commit ``sha`` with git and check it (``check_entries``): ``OSError``
+    when there is no such commit, ``UnsafeTree`` when git cannot read its tree or the check
+    refuses it."""
+    await _git(repo, home, "cat-file", "-e", f"{sha}^{{commit}}", limit=0)
     limit = max_files * (MAX_PATH_BYTES // 8 + 64) + READ_CHUNK
-    listing = await _git(
-        repo, home, "ls-tree", "-r", "-t", "-z", "--full-tree", f"{sha}^{{commit}}", limit=limit
-    )
+    try:
+        listing = await _git(
+            repo, home, "ls-tree", "-r", "-t", "-z", "--full-tree", f"{sha}^{{commit}}", limit=limit
+        )
+    except OSError as exc:
+        raise UnsafeTree(f"git cannot read it: {exc}") from None
     return check_entries(listing, max_files=max_files)
 
 

@@ -17,6 +17,7 @@ import pytest
 from review.contract import Proof
 from review.proof import ProofOutcome, ProofReport
 from review.sandbox import Limits
+from review.sandbox.cgroup import Bound, bounded_group
 from tests.support.proofs import FIX, TEST, first_commit, git, make_repo, prove
 
 SECRET = f"whsec-{uuid.uuid4().hex}"
@@ -194,3 +195,64 @@ def test_cpu_time_is_limited(repo: Path) -> None:
     assert report.outcome is ProofOutcome.STILL_FAILING
     assert report.before is not None and not report.before.timed_out
     assert report.before.returncode not in (0, None)
+
+
+def total_bounds_work_here() -> bool:
+    with bounded_group(Bound(memory_bytes=64 * MIB, processes=16)) as group:
+        return group.kind != "none"
+
+
+def test_dev_is_read_only_and_dev_shm_is_small(repo: Path) -> None:
+    script = """
+    head -c 419430400 /dev/zero > /dev/shm/fill 2>&1 || echo HELD shm
+    echo "shm: $(wc -c < /dev/shm/fill)"
+    head -c 419430400 /dev/zero > /dev/fill 2>&1 || echo HELD dev
+    echo ok > /dev/null && echo "null writable"
+    """
+    text = output(attack(repo, script))
+    assert "HELD shm" in text and f"shm: {16 * MIB}" in text
+    assert "HELD dev" in text and "Read-only file system" in text
+    assert "null writable" in text
+
+
+def test_the_copy_is_a_capped_tmpfs(repo: Path) -> None:
+    script = """
+    head -c 16777216 /dev/zero > /proof/fill || echo HELD copy
+    echo "copy: $(wc -c < /proof/fill)"; df -k /proof | tail -1
+    """
+    text = output(attack(repo, script, limits=Limits(copy_bytes=8 * MIB, file_bytes=64 * MIB)))
+    assert "No space left on device" in text and "HELD copy" in text
+    assert "copy: 16777216" not in text
+
+
+@pytest.mark.skipif(not total_bounds_work_here(), reason="no writable cgroup on this machine")
+def test_memory_is_bounded_for_the_whole_proof(repo: Path) -> None:
+    """Six processes of 800 MiB each are under the 4 GiB per-process limit; together they pass
+    the proof's total (1024 MiB here, 2048 MiB by default): not all of them keep their memory."""
+    script = """
+    for n in 1 2 3 4 5 6; do
+        python3 -c "import time; b = b'x' * (800 << 20); time.sleep(1); print('kept')" &
+    done 2>&1
+    wait
+    """
+    # Passing before the fix, the script runs once.
+    limits = Limits(total_memory_bytes=1024 * MIB)
+    report = prove(Proof(test=script, fix=FIX), repo, first_commit(repo), limits=limits)
+    assert report.outcome is ProofOutcome.PASSED_BEFORE_FIX
+    assert report.before is not None
+    kept = output(report).count("kept")
+    assert kept <= 1, output(report)
+    assert "memory" in report.before.bounds_hit
+
+
+@pytest.mark.skipif(not total_bounds_work_here(), reason="no writable cgroup on this machine")
+def test_a_fork_bomb_is_bounded_for_the_whole_proof(repo: Path) -> None:
+    script = """
+    bomb() { bomb | bomb & }
+    (bomb) 2>/dev/null
+    i=0; while [ $i -lt 200 ]; do sleep 30 >/dev/null 2>&1 & i=$((i+1)); done 2>&1 | tail -1
+    """
+    report = attack(repo, script, limits=Limits(processes=64))
+    assert report.before is not None
+    assert "processes" in report.before.bounds_hit
+    assert _running("sleep 30") == []

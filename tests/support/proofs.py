@@ -91,3 +91,47 @@ def prove(
     if loop == "uvloop":
         return uvloop.run(running)
     return asyncio.run(running)
+
+
+def blob(repo: Path, data: bytes) -> str:
+    """A blob written straight into ``repo``'s objects."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+        input=data,
+        check=True,
+        capture_output=True,
+    )
+    return done.stdout.decode().strip()
+
+
+def raw_tree(repo: Path, entries: list[tuple[str, bytes, str]]) -> str:
+    """A tree object of ``(mode, name, object id)`` entries exactly as given, in that order —
+    names git itself would never write (``..``, ``/abs``, ``a/b``, duplicates) included."""
+    data = b"".join(
+        mode.encode() + b" " + name + b"\0" + bytes.fromhex(sha) for mode, name, sha in entries
+    )
+    done = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--literally", "-t", "tree", "--stdin"],
+        input=data,
+        check=True,
+        capture_output=True,
+    )
+    return done.stdout.decode().strip()
+
+
+def crafted_commit(
+    repo: Path, extra: list[tuple[str, bytes, str]], *, without: tuple[str, ...] = ()
+) -> str:
+    """A commit of the first commit's files (``calc.py`` with the bug, ``check.py``) but those
+    named in ``without``, plus the ``extra`` entries at the top of its tree, made with git's
+    plumbing (no checks)."""
+    base = first_commit(repo)
+    entries: list[tuple[str, bytes, str]] = []
+    for line in git(repo, "ls-tree", base).splitlines():
+        meta, name = line.split("\t", 1)
+        mode, _, sha = meta.split()
+        if name in without:
+            continue
+        entries.append((mode.lstrip("0"), name.encode(), sha))
+    tree = raw_tree(repo, entries + extra)
+    return git(repo, "commit-tree", tree, "-p", base, "-m", "crafted")
