@@ -15,14 +15,61 @@ Payload = Mapping[str, Any]
 
 
 def upsert_account(session: Session, account: Payload, now: int) -> Account:
+    """The account with GitHub's id, holding the login GitHub gives it now.
+
+    Accounts are keyed by id, never by login: GitHub renames logins and gives a freed one to a
+    new account. A login another row holds is released by that row first (`release_login`), and
+    a renamed account's repositories take the new owner in their names.
+    """
+    login = account["login"]
+    release_login(session, login, keep_id=account["id"])
     row = session.get(Account, account["id"])
     if row is None:
-        row = Account(id=account["id"], login=account["login"], created_ms=now)
+        row = Account(id=account["id"], login=login, created_ms=now)
         session.add(row)
         session.flush()
-    row.login = account["login"]
+    elif row.login != login:
+        rename_owner(session, row, login, now)
     row.type = account.get("type") or "User"
     return row
+
+
+def released_login(login: str, account_id: int) -> str:
+    """The login an account row keeps once GitHub gave its login to another account (`#` never
+    occurs in a GitHub login, so a real account can never take it)."""
+    return f"{login}#{account_id}"
+
+
+def release_login(session: Session, login: str, *, keep_id: int) -> None:
+    """A login GitHub now gives to `keep_id` is taken from any other account row holding it; that
+    account keeps its id, its rows and its lessons, under a released login."""
+    holders = session.scalars(
+        select(Account).where(Account.login == login, Account.id != keep_id)
+    ).all()
+    for holder in holders:
+        holder.login = released_login(login, holder.id)
+    if holders:
+        session.flush()
+
+
+def rename_owner(session: Session, account: Account, login: str, now: int) -> None:
+    """The account is now called `login` on GitHub: so are the owners of its repositories."""
+    old = account.login.partition("#")[0]
+    account.login = login
+    session.flush()
+    repositories = session.scalars(
+        select(Repository).where(
+            Repository.account_id == account.id,
+            Repository.full_name.startswith(f"{old}/", autoescape=True),
+            ~Repository.full_name.contains("#", autoescape=True),
+        )
+    ).all()
+    for repository in repositories:
+        name = f"{login}/{repository.full_name.partition('/')[2]}"
+        release_name(session, name, keep_id=repository.id, now=now)
+        repository.full_name = name
+    if repositories:
+        session.flush()
 
 
 def upsert_installation(session: Session, installation: Payload, now: int) -> Installation:

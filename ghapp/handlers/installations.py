@@ -1,4 +1,5 @@
-"""`installation` and `installation_repositories`: keep tenants true and stop a gone app's jobs."""
+"""`installation`, `installation_repositories` and `installation_target`: keep tenants true (a
+renamed account included) and stop a gone app's jobs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from sqlalchemy.orm import Session
 
 from continual.tables import Repository
 from ghapp.deps import Deps
-from ghapp.envelopes import InstallationEvent, InstallationRepositoriesEvent
+from ghapp.envelopes import (
+    InstallationEvent,
+    InstallationRepositoriesEvent,
+    InstallationTargetEvent,
+)
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload, Route, installation_key
 from ghapp.tables import Installation, JobState
@@ -78,12 +83,27 @@ def apply_installation_repositories(deps: Deps, payload: Payload) -> None:
         )
 
 
+def apply_account_renamed(deps: Deps, payload: Payload) -> None:
+    """The installation's account has a new login: its row (found by id) takes it."""
+    now = deps.clock()
+    with Session(deps.engine) as session, session.begin():
+        upsert_account(session, payload["account"], now)
+    log.info(
+        "account renamed",
+        extra={"installation": payload["installation"]["id"], "account": payload["account"]["id"]},
+    )
+
+
 async def on_installation(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
     await asyncio.to_thread(apply_installation, deps, payload)
 
 
 async def on_installation_repositories(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
     await asyncio.to_thread(apply_installation_repositories, deps, payload)
+
+
+async def on_installation_target(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+    await asyncio.to_thread(apply_account_renamed, deps, payload)
 
 
 ROUTES = [
@@ -102,6 +122,15 @@ ROUTES = [
         kind="installation.repositories",
         handler=on_installation_repositories,
         shape=InstallationRepositoriesEvent,
+        serial_key=installation_key,
+        lifecycle=True,
+    ),
+    Route(
+        event="installation_target",
+        actions=frozenset({"renamed"}),
+        kind="installation.target",
+        handler=on_installation_target,
+        shape=InstallationTargetEvent,
         serial_key=installation_key,
         lifecycle=True,
     ),
