@@ -300,6 +300,8 @@ def _judge(simple: _Simple, *, depth: int) -> None:
             if 0 <= word.dynamic_at < word.assign_at:
                 raise _Refused(VARIABLE)
             value = text[word.assign_at + 1 :]
+            if _program(value) in NETWORK_PROGRAMS:  # ``GIT_SSH=ssh``, ``PAGER=nc``: run later
+                raise _Refused(NETWORK)
             if word.quoted and any(ch in _REREAD for ch in value):
                 _nested(value, depth=depth)
             continue
