@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert, update
 from sqlalchemy.exc import IntegrityError
 
 from continual import memory
@@ -283,7 +283,7 @@ def test_a_claim_after_an_established_item_neither_hides_it_nor_stays_a_claim(
     save(engine, [item("fact:z", session="r_0")])
     with engine.begin() as conn:
         conn.execute(
-            memory.MemoryItemRow.__table__.update()
+            update(memory.MemoryItemRow)
             .where(memory.MemoryItemRow.subject == "fact:z")
             .values(state="active", source="reported", reporters="[]")
         )
@@ -299,7 +299,7 @@ def test_a_newer_claim_does_not_hide_an_older_established_item(engine: Engine) -
     save(engine, [item("fact:y", session="r_1", source=Source.CORROBORATED, text="old")])
     with engine.begin() as conn:  # a newer claim of the same subject, stored as it came
         conn.execute(
-            memory.MemoryItemRow.__table__.insert().values(
+            insert(memory.MemoryItemRow).values(
                 account_id=ACCOUNT_ID,
                 repository_id=REPO_ID,
                 review_id="r_2",
