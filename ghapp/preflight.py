@@ -1,18 +1,24 @@
-"""What `serve` and `worker` check before they start: a review configuration that can run."""
+"""What `serve` and `worker` check before they start: a review configuration that can run, and a
+private key that is the app's."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from ghapp.github.errors import Forbidden, GitHubError
+from ghapp.settings import Settings, SettingsError
 from review.config import ConfigError, ReviewConfig, SeatKind, SeatSandbox, load_config
 from review.sandbox import Mechanism, Sandbox, detect_sandbox
 
 log = logging.getLogger(__name__)
 
+# How long the start check waits for GitHub's answer to `GET /app`.
+APP_CHECK_TIMEOUT_S = 10.0
 NO_REVIEW_HINT = "(`hindsight init` writes one; `--no-review` starts with reviews off on purpose)"
 # Arguments with these endings name a script the program is to run: it must exist.
 SCRIPT_SUFFIXES = (".py", ".sh", ".js", ".mjs", ".rb", ".pl")
@@ -116,3 +122,39 @@ def usable_config(
     if problems:
         raise ConfigError(config.source, problems)
     return config
+
+
+def check_app_key(settings: Settings, *, timeout_s: float = APP_CHECK_TIMEOUT_S) -> int | None:
+    """Ask GitHub `GET /app` with the app's JWT: the key must belong to HINDSIGHT_GITHUB_APP_ID.
+
+    A refused JWT (401) or an answer naming another app is a SettingsError naming the id and the
+    key's fingerprint. When GitHub cannot be asked (unreachable, 5xx, rate-limited) the check is
+    logged as skipped and None returned: the process starts, and its first call to GitHub will say
+    the same. Returns the id GitHub confirmed.
+    """
+    from ghapp.github.client import GitHubClient  # githubkit: only for the commands that start
+
+    app_id = settings.github_app_id
+    fingerprint = settings.key_fingerprint()
+    client = GitHubClient.from_settings(settings, timeout_s=timeout_s)
+    try:
+        app = asyncio.run(client.get_app())
+    except Forbidden:
+        raise SettingsError(
+            f"GitHub refused the app's JWT at {settings.github_api_url}: the key "
+            f"{fingerprint} ({settings.key_setting()}) is not a key of app {app_id} "
+            "(HINDSIGHT_GITHUB_APP_ID); use the .pem GitHub generated for that app"
+        ) from None
+    except GitHubError as exc:
+        log.warning(
+            "app key not checked: GitHub could not be asked",
+            extra={"app": app_id, "key": fingerprint, "reason": str(exc)},
+        )
+        return None
+    if app.id != app_id:
+        raise SettingsError(
+            f"the key {fingerprint} ({settings.key_setting()}) belongs to app {app.id} "
+            f"({app.slug}), not to app {app_id} (HINDSIGHT_GITHUB_APP_ID): set the app's own id "
+            "and key"
+        )
+    return app.id

@@ -26,6 +26,9 @@ def redact_url(text: str) -> str:
     return _URL_PASSWORD.sub(r"\1:***@", text)
 
 
+# A webhook secret shorter than this is refused at start: anyone could guess it and sign deliveries.
+MIN_WEBHOOK_SECRET_BYTES = 16
+
 DATABASE_URL_HELP = (
     "use sqlite:///path/to/hindsight.db or postgresql+psycopg://user:password@host/database"
 )
@@ -73,6 +76,11 @@ class Settings(BaseSettings):
     max_in_flight: int = Field(default=512, ge=1, le=100_000)
     body_timeout_s: float = Field(default=10.0, gt=0, le=3_600)
     max_header_bytes: int = Field(default=64 * 1024, ge=4 * 1024, le=16 * 1024 * 1024)
+    # Connections one remote address may hold open at once (behind a reverse proxy every
+    # connection comes from the proxy: raise it there), and how long a connection may stay open
+    # without starting a request (a new one before its first byte, a kept-alive one between two).
+    max_connections_per_client: int = Field(default=64, ge=1, le=100_000)
+    idle_timeout_s: float = Field(default=5.0, gt=0, le=3_600)
     # Delivery bodies older than this are pruned; their dedupe keys stay.
     delivery_retention_days: int = Field(default=14, ge=1, le=3_650)
     log_format: LogFormat = LogFormat.TEXT
@@ -181,6 +189,17 @@ class Settings(BaseSettings):
         if missing:
             raise SettingsError("missing settings: " + ", ".join(missing))
         self.private_key()
+        self.require_strong_secret()
+
+    def require_strong_secret(self) -> None:
+        """Refuse a webhook secret anyone could sign with: empty, or under 16 bytes."""
+        size = len(self.secret_bytes())
+        if size < MIN_WEBHOOK_SECRET_BYTES:
+            raise SettingsError(
+                f"HINDSIGHT_WEBHOOK_SECRET is {'empty' if size == 0 else f'{size} bytes'}: "
+                f"use at least {MIN_WEBHOOK_SECRET_BYTES} random bytes, the same secret as the "
+                "app's webhook on GitHub (`python -c 'import secrets; print(secrets.token_hex(32))'`)"
+            )
 
 
 def load_settings(**overrides: object) -> Settings:

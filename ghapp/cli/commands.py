@@ -24,7 +24,7 @@ from ghapp.cli.setup import add_commands as add_setup_commands
 from ghapp.db import NotMigrated, migrate
 from ghapp.jobs import JobQueue, now_ms
 from ghapp.logs import configure_logging
-from ghapp.preflight import usable_config
+from ghapp.preflight import check_app_key, usable_config
 from ghapp.settings import Settings, SettingsError, load_settings
 from ghapp.signature import sign
 from ghapp.tables import JobState
@@ -58,6 +58,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     port = args.port or settings.port
     # Refuse an unreachable or unmigrated database before binding the port.
     with open_engine(settings, create=True) as engine:
+        check_app_key(settings)
         print(
             f"hindsight: serving on http://{host}:{port} "
             f"(webhooks at /webhooks, worker {'off' if args.no_worker else 'on'}, "
@@ -80,6 +81,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     settings.require_github()
     review_config = _review_config(args, settings)
     with open_engine(settings, create=True) as engine:
+        check_app_key(settings)
         if review_config is None:
             print("hindsight: reviews are off (--no-review)", file=sys.stderr)
         deps = build_deps(settings, engine=engine, review_config=review_config)

@@ -90,7 +90,7 @@ def test_an_unreachable_database_stops_serve_without_a_traceback(tmp_path: Path)
         "HINDSIGHT_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/hindsight",
         "HINDSIGHT_GITHUB_APP_ID": "1",
         "HINDSIGHT_GITHUB_PRIVATE_KEY_FILE": str(key_file),
-        "HINDSIGHT_WEBHOOK_SECRET": "s",
+        "HINDSIGHT_WEBHOOK_SECRET": "s" * 16,
     }
     result = subprocess.run(
         [sys.executable, "-m", "ghapp.cli", "serve", "--no-review"],
@@ -127,7 +127,7 @@ def test_an_ec_key_is_refused_naming_the_setting(tmp_path: Path) -> None:
     from_file = Settings(github_app_id=1, github_private_key_file=key_file, webhook_secret="s")  # type: ignore[arg-type]
     with pytest.raises(SettingsError, match="HINDSIGHT_GITHUB_PRIVATE_KEY_FILE is a EC key"):
         from_file.require_github()
-    rsa = Settings(github_app_id=1, github_private_key=rsa_pem(), webhook_secret="s")  # type: ignore[arg-type]
+    rsa = Settings(github_app_id=1, github_private_key=rsa_pem(), webhook_secret="s" * 16)  # type: ignore[arg-type]
     rsa.require_github()
 
 

@@ -14,12 +14,14 @@ import httpx
 import pytest
 
 from ghapp.cli.template import HINDSIGHT_TOML
-from ghapp.preflight import usable_config
+from ghapp.preflight import check_app_key, usable_config
+from ghapp.settings import Settings
+from ghapp.simulator import GitHubSimulator
 from review.config import ConfigError
 from review.sandbox import Mechanism, Sandbox
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.processes import free_port, ready, start, stop
-from tests.support.simulator import APP_ID, app_key
+from tests.support.simulator import APP_ID, app_key, other_key
 from tests.support.web import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,3 +175,40 @@ def test_serve_logs_plain_text_or_json(tmp_path: Path, log_format: str) -> None:
         assert any(r["logger"] == "uvicorn.access" for r in records)
     else:
         assert all(not line.startswith("{") for line in lines)
+
+
+def test_a_key_that_is_not_the_apps_stops_serve_and_worker(tmp_path: Path) -> None:
+    """A valid RSA key of another app: GitHub (the simulator) refuses its JWT at `GET /app`."""
+    wrong = tmp_path / "other.pem"
+    wrong.write_text(other_key().private_pem)
+    fingerprint = Settings(github_private_key_file=wrong).key_fingerprint()
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as sim:
+        env = environment(
+            tmp_path,
+            tmp_path / "absent.toml",
+            HINDSIGHT_GITHUB_API_URL=sim.base_url,
+            HINDSIGHT_GITHUB_PRIVATE_KEY_FILE=str(wrong),
+        )
+        for command in (["serve", "--no-review"], ["worker", "--no-review", "--until-idle"]):
+            err = refused(command, env, tmp_path)
+            assert f"not a key of app {APP_ID}" in err and fingerprint in err
+            assert "HINDSIGHT_GITHUB_APP_ID" in err
+        asked = sim.requests("GET", "^/app$")
+    assert len(asked) == 2 and all(r.status == 401 for r in asked)
+
+
+def test_the_apps_own_key_passes_and_an_unreachable_github_is_only_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = app_key().private_pem
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as sim:
+        settings = Settings(
+            github_app_id=APP_ID, github_private_key=key, github_api_url=sim.base_url
+        )  # type: ignore[arg-type]
+        assert check_app_key(settings) == APP_ID
+    away = Settings(
+        github_app_id=APP_ID, github_private_key=key, github_api_url="http://127.0.0.1:9"
+    )  # type: ignore[arg-type]
+    with caplog.at_level("WARNING", logger="ghapp.preflight"):
+        assert check_app_key(away, timeout_s=5) is None
+    assert [r.message for r in caplog.records] == ["app key not checked: GitHub could not be asked"]

@@ -45,6 +45,34 @@ def test_missing_settings_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
         assert name in message
 
 
+@pytest.mark.parametrize("secret", ["", "fifteen-bytes!!"], ids=["empty", "short"])
+@pytest.mark.parametrize("command", [["serve"], ["worker", "--until-idle"]])
+def test_a_weak_webhook_secret_stops_serve_and_worker(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    secret: str,
+    command: list[str],
+) -> None:
+    """Anyone could sign deliveries with an empty or guessable secret: refused before the start."""
+    monkeypatch.setenv("HINDSIGHT_GITHUB_APP_ID", "1")
+    monkeypatch.setenv("HINDSIGHT_GITHUB_PRIVATE_KEY", app_key().private_pem)
+    monkeypatch.setenv("HINDSIGHT_WEBHOOK_SECRET", secret)
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", f"sqlite:///{tmp_path / 'h.db'}")
+    assert cli_main([*command, "--no-review"]) == 2
+    err = capsys.readouterr().err
+    assert "HINDSIGHT_WEBHOOK_SECRET is " + ("empty" if not secret else "15 bytes") in err
+    assert "at least 16" in err
+    assert not (tmp_path / "h.db").exists(), "refused before touching the database"
+
+
+def test_a_secret_of_16_bytes_passes() -> None:
+    settings = Settings(
+        github_app_id=1, github_private_key=app_key().private_pem, webhook_secret="s" * 16
+    )  # type: ignore[arg-type]
+    settings.require_github()
+
+
 def test_invalid_settings_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HINDSIGHT_PORT", "not-a-port")
     with pytest.raises(SettingsError, match="HINDSIGHT_PORT"):
