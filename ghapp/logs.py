@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from typing import Any
@@ -15,6 +16,26 @@ _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"m
 _DROPPED = frozenset({"color_message"})
 # Libraries whose INFO lines say nothing an operator acts on (alembic: "Context impl SQLiteImpl").
 _QUIET = ("alembic",)
+# What a text line must never carry raw: C0 controls (newline, CR, ESC, …), DEL, C1 controls, and
+# the Unicode line and paragraph separators; each is written as its escape (`\n`, `\x1b`, `\u2028`).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+# What JSON leaves raw but a reader may take for a line break: DEL, C1 controls, U+2028/U+2029.
+_JSON_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character written as its escape, so one record is one line."""
+    return _CONTROL.sub(_escape_one, text)
 
 
 def fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -26,14 +47,25 @@ def fields(record: logging.LogRecord) -> dict[str, Any]:
     }
 
 
+def _shown(value: Any) -> str:
+    text = str(value)
+    return repr(text) if isinstance(value, str) and " " in text else escape_controls(text)
+
+
 class FieldsFormatter(logging.Formatter):
-    """`time level logger message key=value …`, the fields being whatever was passed in `extra`."""
+    """`time level logger message key=value …`, the fields being whatever was passed in `extra`.
+
+    The message and every field have their control characters escaped: a value from a request
+    (a path, a header) cannot end the line and forge another. A traceback keeps its own lines.
+    """
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return escape_controls(super().formatMessage(record))
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
         shown = " ".join(
-            f"{key}={value!r}" if isinstance(value, str) and " " in value else f"{key}={value}"
-            for key, value in fields(record).items()
+            f"{escape_controls(str(key))}={_shown(value)}" for key, value in fields(record).items()
         )
         return f"{line} {shown}" if shown else line
 
@@ -51,7 +83,8 @@ class JsonFormatter(logging.Formatter):
         }
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str, ensure_ascii=False)
+        text = json.dumps(line, default=str, ensure_ascii=False)
+        return _JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def configure_logging(level: str = "INFO", log_format: LogFormat = LogFormat.TEXT) -> None:

@@ -1,9 +1,11 @@
 """No secret reaches a log: the private key, the webhook secret, installation tokens and API tokens
-stay out of every record (DEBUG, every logger), worker stderr and the demo's output."""
+stay out of every record (DEBUG, every logger), worker stderr and the demo's output. And no value
+forges a log line: control characters are escaped in text and JSON lines alike."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 from pathlib import Path
@@ -16,7 +18,7 @@ from sqlalchemy import Engine
 from ghapp import demo
 from ghapp.app import build_deps
 from ghapp.handlers import build_router
-from ghapp.logs import FieldsFormatter
+from ghapp.logs import FieldsFormatter, JsonFormatter
 from ghapp.settings import Settings
 from ghapp.simulator import GitHubSimulator
 from ghapp.worker import Worker
@@ -148,3 +150,44 @@ def test_the_demo_logs_and_prints_no_secret(
             "installation token": minted,
         },
     )
+
+
+FORGED = (
+    "/ledger\n2026-12-01 12:00:00,000 ERROR ghapp.ingress delivery forged\r\x1b[2K\x85\u2028x\x00"
+)
+CONTROLS = ["\n", "\r", "\x1b", "\x85", "\u2028", "\x00"]
+
+
+def _record(message: str, *args: object, **extra: object) -> logging.LogRecord:
+    record = logging.getLogger("ghapp.guard").makeRecord(
+        "ghapp.guard", logging.WARNING, __file__, 1, message, args, None, extra=extra
+    )
+    return record
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        pytest.param(lambda: _record("request body too slow", path=FORGED), id="field"),
+        pytest.param(
+            lambda: _record("request body too slow", path=FORGED.replace(" ", "")),
+            id="field-without-spaces",
+        ),
+        pytest.param(lambda: _record("path %s", FORGED), id="message"),
+        pytest.param(lambda: _record("request", **{FORGED: 1}), id="field-name"),
+    ],
+)
+def test_text_lines_escape_control_characters(record: Any) -> None:
+    line = FieldsFormatter("%(asctime)s %(levelname)s %(name)s %(message)s").format(record())
+    assert len(line.splitlines()) == 1, line
+    assert not any(char in line for char in CONTROLS), line
+    assert "\\n2026-12-01" in line and "\\x1b[2K" in line  # shown, escaped
+
+
+def test_json_lines_escape_control_characters() -> None:
+    record = _record("path %s", FORGED, path=FORGED)
+    line = JsonFormatter().format(record)
+    assert len(line.splitlines()) == 1, line
+    assert not any(char in line for char in CONTROLS), line
+    parsed = json.loads(line)
+    assert parsed["message"] == f"path {FORGED}" and parsed["path"] == FORGED  # nothing lost
