@@ -1,9 +1,11 @@
-"""The door's guard: a bounded number of requests in flight, and a deadline for reading each body.
+"""The door's guard: a bounded number of requests in flight, a deadline for reading each body, and
+a cap on every body.
 
 A request over the bound is answered 503 at once and its connection closed, so a flood of slow
 clients cannot hold every descriptor; a body that has not arrived whole by the deadline is answered
-408 and its connection closed. `/healthz` and `/readyz` are answered outside the bound, so a
-flood never hides whether the process is up.
+408 and its connection closed; a body over its route's cap (declared, or counted as it streams) is
+answered 413 and the rest never read, whatever the route's handler does with it. `/healthz` and
+`/readyz` are answered outside the bound, so a flood never hides whether the process is up.
 """
 
 from __future__ import annotations
@@ -16,11 +18,19 @@ import time
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ghapp.api.auth import MAX_BODY_BYTES as API_BODY_BYTES
+from ghapp.ingress import MAX_BODY_BYTES as WEBHOOK_BODY_BYTES
+
 log = logging.getLogger(__name__)
 
 UNBOUNDED_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 # Descriptors kept back from requests in flight: the database, logs, the worker's HTTP clients.
 RESERVED_DESCRIPTORS = 64
+
+
+def body_cap(path: str) -> int:
+    """The most bytes a body sent to `path` may have: 25 MiB for deliveries, 64 KiB elsewhere."""
+    return WEBHOOK_BODY_BYTES if path == "/webhooks" else API_BODY_BYTES
 
 
 def descriptor_bound(configured: int) -> int:
@@ -46,6 +56,17 @@ def _error(status: int, code: str, message: str) -> tuple[Message, Message]:
 
 class BodyTimeout(Exception):
     """The body did not arrive whole before the deadline."""
+
+
+class BodyTooLarge(Exception):
+    """The body went past its route's cap."""
+
+
+def _declared_over(scope: Scope, cap: int) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return value.isdigit() and int(value) > cap
+    return False
 
 
 class Guard:
@@ -87,9 +108,14 @@ class Guard:
             self._refusals_logged_at = now
 
     async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
+        cap = body_cap(scope["path"])
+        if _declared_over(scope, cap):
+            await self._too_large(scope, send, cap)
+            return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.body_timeout_s
-        state = {"body_done": False, "timed_out": False, "started": False}
+        state = {"body_done": False, "timed_out": False, "started": False, "too_large": False}
+        received = [0]
 
         async def receive_by_deadline() -> Message:
             if state["body_done"]:
@@ -101,6 +127,10 @@ class Guard:
                 raise BodyTimeout from None
             if message["type"] != "http.request" or not message.get("more_body", False):
                 state["body_done"] = True
+            received[0] += len(message.get("body", b""))
+            if received[0] > cap:
+                state["too_large"] = True
+                raise BodyTooLarge
             return message
 
         async def tracked_send(message: Message) -> None:
@@ -111,10 +141,17 @@ class Guard:
         try:
             await self.app(scope, receive_by_deadline, tracked_send)
         except Exception:
-            if not state["timed_out"]:
+            if not (state["timed_out"] or state["too_large"]):
                 raise
-        if state["timed_out"] and not state["started"]:
+        if state["too_large"] and not state["started"]:
+            await self._too_large(scope, send, cap)
+        elif state["timed_out"] and not state["started"]:
             log.info("request body too slow", extra={"path": scope["path"]})
             message = f"the body did not arrive within {self.body_timeout_s:g} s"
             for reply in _error(408, "body_timeout", message):
                 await send(reply)
+
+    async def _too_large(self, scope: Scope, send: Send, cap: int) -> None:
+        log.info("request body too large", extra={"path": scope["path"], "cap": cap})
+        for reply in _error(413, "too_large", f"the body is over {cap} bytes"):
+            await send(reply)

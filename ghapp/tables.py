@@ -74,3 +74,21 @@ class Job(Base):
 
 # Every table of the app, the core's and the door's: what migrations and purges work on.
 METADATA = Base.metadata
+
+
+class LedgerSession(Base):
+    """A signed-in `/ledger` session, kept server-side so signing out ends it at once.
+
+    ``id`` is the sha256 of the id the session cookie carries; a row past ``expires_ms`` counts for
+    nothing and is pruned at the next sign-in.
+    """
+
+    __tablename__ = "ledger_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    token_id: Mapped[str] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_ms: Mapped[int] = mapped_column(BigInteger, index=True)

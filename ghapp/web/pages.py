@@ -16,7 +16,16 @@ from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
 from ghapp.db import reading
 from ghapp.web.chart import acceptance_chart
 from ghapp.web.render import page
-from ghapp.web.session import CSRF_FIELD, FormError, Session, Sessions, read_form
+from ghapp.web.session import (
+    CSRF_FIELD,
+    FormError,
+    Session,
+    Sessions,
+    close_session,
+    open_session,
+    read_form,
+    session_live,
+)
 
 LEDGER = "/ledger"
 SIGN_IN = "/ledger/sign-in"
@@ -54,9 +63,12 @@ class LedgerPages:
         if session is None or session.token_id is None:
             return None
         token_id = session.token_id
+        deps = deps_of(request)
 
         def find() -> Caller | None:
-            with reading(deps_of(request).engine) as conn:
+            with reading(deps.engine) as conn:
+                if not session_live(conn, session, now=deps.clock()):
+                    return None  # signed out, or expired
                 return persons.caller_of(conn, token_id)
 
         caller = await run(find)
@@ -88,8 +100,17 @@ class LedgerPages:
                 problem="That token is unknown or revoked. Create one with "
                 "`hindsight tokens create --account ACCOUNT --person LOGIN`.",
             )
+        signed_in = caller
+
+        def record() -> str:
+            with deps.engine.begin() as conn:
+                return open_session(
+                    conn, signed_in.account_id, signed_in.token_id, now=deps.clock()
+                )
+
+        sid = await run(record)
         response = _redirect(LEDGER)
-        self.sessions.write(request, response, session.signed_in(caller.token_id))
+        self.sessions.write(request, response, session.signed_in(caller.token_id, sid))
         return response
 
     def _sign_in_again(self, request: Request, status: int, problem: str) -> Response:
@@ -99,10 +120,19 @@ class LedgerPages:
         return response
 
     async def sign_out(self, request: Request) -> Response:
+        session = self.sessions.read(request)
         try:
-            await read_form(request, self.sessions.read(request))
+            await read_form(request, session)
         except FormError as error:
             return self._sign_in_again(request, error.status, error.message)
+        assert session is not None
+        engine = deps_of(request).engine
+
+        def forget() -> None:
+            with engine.begin() as conn:
+                close_session(conn, session)
+
+        await run(forget)
         response = _redirect(SIGN_IN)
         self.sessions.clear(request, response)
         return response

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import select
+import socket
+
 import httpx
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func, update
+from sqlalchemy import select as query
 
 from continual import persons, store
 from continual.values import EntryState
+from ghapp.tables import LedgerSession
+from ghapp.web.session import FORM_TYPE, open_session
 from tests.support.ledger_page import SeededLedger, csrf_of, sign_in, stored
 from tests.support.recall import NOW, live_entries, seed, token
 
@@ -193,6 +199,81 @@ def test_sign_out_ends_the_session(ledger_url: str, seeded_ledger: SeededLedger)
         answer = client.post("/ledger/sign-out", data={"csrf": csrf})
         assert answer.status_code == 303 and answer.headers["location"] == "/ledger/sign-in"
         assert client.get("/ledger").status_code == 303
+
+
+def test_a_copy_of_the_cookie_is_refused_after_sign_out(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    """Signing out ends the session on the server: the old cookie, still signed and within its
+    12 hours, no longer signs anyone in."""
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        copied = client.cookies.get("hindsight_session")
+        assert copied is not None
+        assert _with_cookie(ledger_url, copied).status_code == 200
+        assert _sessions(engine) == 1
+        client.post("/ledger/sign-out", data={"csrf": csrf})
+    assert _with_cookie(ledger_url, copied).status_code == 303
+    assert _sessions(engine) == 0
+
+
+def test_each_sign_in_is_a_session_of_its_own_and_expired_ones_are_pruned(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    with httpx.Client(base_url=ledger_url) as first, httpx.Client(base_url=ledger_url) as second:
+        csrf = sign_in(first, seeded_ledger.token)
+        sign_in(second, seeded_ledger.token)
+        first.post("/ledger/sign-out", data={"csrf": csrf})
+        assert first.get("/ledger").status_code == 303
+        assert second.get("/ledger").status_code == 200  # only the one signed out ends
+    with engine.begin() as conn:  # a day later, the next sign-in prunes the expired rows
+        conn.execute(update(LedgerSession).values(expires_ms=NOW - 1))
+        account_id, token_id = conn.execute(
+            query(LedgerSession.account_id, LedgerSession.token_id)
+        ).one()
+        open_session(conn, account_id, token_id, now=NOW)
+    assert _sessions(engine) == 1
+
+
+def _with_cookie(ledger_url: str, cookie: str) -> httpx.Response:
+    with httpx.Client(base_url=ledger_url, cookies={"hindsight_session": cookie}) as client:
+        return client.get("/ledger")
+
+
+def _sessions(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(query(func.count()).select_from(LedgerSession)).scalar_one())
+
+
+def test_a_huge_sign_in_form_is_refused_at_the_cap_not_read_whole(ledger_url: str) -> None:
+    port = int(ledger_url.rsplit(":", 1)[1])
+    head = "POST /ledger/sign-in HTTP/1.1\r\nhost: x\r\ncontent-type: " + FORM_TYPE + "\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:  # declared
+        sock.sendall(f"{head}content-length: {200 * 1024 * 1024}\r\n\r\n".encode())
+        assert _status(sock) == 413
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:  # streamed
+        sock.sendall(f"{head}transfer-encoding: chunked\r\n\r\n".encode())
+        chunk = b"%x\r\n%s\r\n" % (64 * 1024, b"x" * 64 * 1024)
+        sent = 0
+        try:
+            while sent < 200 * 1024 * 1024:
+                sock.sendall(chunk)
+                sent += len(chunk)
+                readable, _, _ = select.select([sock], [], [], 0)
+                if readable:
+                    break
+        except OSError:
+            pass  # closed under us: the answer is already waiting
+        assert _status(sock) == 413
+    assert sent < 8 * 1024 * 1024, f"{sent} bytes were taken before the refusal"
+
+
+def _status(sock: socket.socket) -> int:
+    try:
+        line = sock.recv(65536).split(b"\r\n", 1)[0]
+    except ConnectionResetError:
+        return 0
+    return int(line.split()[1]) if line.startswith(b"HTTP/1.1 ") else 0
 
 
 def test_an_unknown_repository_is_a_404_page(ledger_url: str, seeded_ledger: SeededLedger) -> None:
