@@ -376,3 +376,28 @@ def test_a_review_of_a_hostile_tree_posts_its_findings_unproven(
     assert "symbolic link: 'out'" in row.reason
     assert list(outside.iterdir()) == []
     shutil.rmtree(checkout)
+
+
+def test_the_operator_sets_the_copy_cap(engine: Engine, tmp_path: Path) -> None:
+    """`[review] proof_copy_mib` reaches the sandbox: a head over it is not copied, the review
+    still posts."""
+    toml = (
+        seat_toml(tmp_path, "alpha", findings=[HOSTILE_FINDING])
+        + lenses_toml("correctness")
+        + "[review]\nproof_copy_mib = 1\n"
+    )
+    with harness(engine, tmp_path, toml) as h:
+        checkout = checkout_dir(h.store_dir, REPO)
+        head = git_repo(
+            checkout,
+            {"calc.py": "def double(x):\n    return x + x + 1\n", "big.txt": "x" * (3 << 20)},
+        )
+        patch = "@@ -0,0 +1,2 @@\n+def double(x):\n+    return x + x + 1"
+        h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head)
+        h.run()
+        (post,) = h.sim.requests("POST", REVIEW_POSTS)
+    assert len(post.body["comments"]) == 1
+    with engine.connect() as conn:
+        (row,) = conn.execute(select(ProofRow)).all()
+    assert row.outcome == "copy-failed"
+    assert "(at most 1 MiB)" in row.reason
