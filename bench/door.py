@@ -12,8 +12,9 @@ core. Three attacks, each measured against the same probes with no attack in the
   and 300 that send their head one line a second (from ten addresses), at a descriptor limit of
   256: `/healthz` and signed deliveries must answer 2xx (bar `door-idle-connections`).
 
-The probes come from 127.0.0.1, the attackers from other loopback addresses (127.0.0.2 and up), so
-the per-client connection bound applies to the attackers and not to the probes.
+The probes come from 127.0.0.1, the attackers from other loopback addresses (127.0.0.2 and up; slow
+bodies from 127.0.1.1–10), so the per-client connection bound applies to the attackers and not to
+the probes.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ async def probe(port: int, seconds: float) -> tuple[Probes, Probes]:
     return health, deliveries
 
 
-async def slow_body(port: int, stop: asyncio.Event, opened: list[int]) -> None:
+async def slow_body(port: int, stop: asyncio.Event, opened: list[int], source: str) -> None:
     """One attacker: a body byte every half second; reconnects whenever the server cuts it."""
     head = (
         b"POST /webhooks HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n"
@@ -126,7 +127,9 @@ async def slow_body(port: int, stop: asyncio.Event, opened: list[int]) -> None:
     )
     while not stop.is_set():
         try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            reader, writer = await asyncio.open_connection(
+                "127.0.0.1", port, local_addr=(source, 0)
+            )
         except OSError:
             await asyncio.sleep(0.05)
             continue
@@ -183,6 +186,8 @@ async def held(
 
 IDLE_SOURCE = "127.0.0.2"
 SLOW_HEAD_SOURCES = [f"127.0.0.{n}" for n in range(3, 13)]
+# Slow bodies come from ten addresses, each under the per-address connection bound.
+SLOW_BODY_SOURCES = [f"127.0.1.{n}" for n in range(1, 11)]
 
 
 async def attack(port: int, connections: int, seconds: float, opened: Any) -> None:
@@ -190,7 +195,10 @@ async def attack(port: int, connections: int, seconds: float, opened: Any) -> No
     stop = asyncio.Event()
     made = [0]
     if connections:
-        attackers = [asyncio.create_task(slow_body(port, stop, made)) for _ in range(connections)]
+        attackers = [
+            asyncio.create_task(slow_body(port, stop, made, SLOW_BODY_SOURCES[n % 10]))
+            for n in range(connections)
+        ]
     else:
         attackers = [
             asyncio.create_task(held(port, stop, made, IDLE_SOURCE, head_lines=False))
