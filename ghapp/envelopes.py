@@ -41,7 +41,10 @@ LONG_DIGIT_RUN = b"0" * 19
 MAX_PROBLEMS = 5  # a refusal names at most this many fields
 FIELD_NAME_CHARS = 60
 
+ACTION_CHARS = 64  # the deliveries table's column
+
 Id = Annotated[StrictInt, Field(ge=1, le=ID_MAX)]
+Action = Annotated[StrictStr, Field(max_length=ACTION_CHARS)]
 Number = Annotated[StrictInt, Field(ge=1, le=NUMBER_MAX)]
 Login = Annotated[StrictStr, Field(pattern=LOGIN_PATTERN)]
 FullName = Annotated[StrictStr, Field(pattern=FULL_NAME_PATTERN)]
@@ -117,20 +120,20 @@ class Comment(Shape):
 class Envelope(Shape):
     """What every delivery must get right, whatever its event."""
 
-    action: StrictStr | None = None
+    action: Action | None = None
     installation: InstallationRef | None = None
     repository: RepositoryRef | None = None
     organization: Owner | None = None
 
 
 class InstallationEvent(Envelope):
-    action: StrictStr
+    action: Action
     installation: InstallationOf
     repositories: list[RepositoryRef] | None = None
 
 
 class InstallationRepositoriesEvent(Envelope):
-    action: StrictStr
+    action: Action
     installation: InstallationOf
     repositories_added: list[RepositoryRef] | None = None
     repositories_removed: list[RepositoryRef] | None = None
@@ -139,19 +142,19 @@ class InstallationRepositoriesEvent(Envelope):
 class InstallationTargetEvent(Envelope):
     """The account an installation is on was renamed (users and organisations alike)."""
 
-    action: StrictStr
+    action: Action
     installation: InstallationRef
     account: Owner
 
 
 class RepositoryEvent(Envelope):
-    action: StrictStr
+    action: Action
     installation: InstallationRef
     repository: RepositoryOf
 
 
 class PullRequestEvent(Envelope):
-    action: StrictStr
+    action: Action
     repository: RepositoryOf
     pull_request: Pull
 
@@ -165,7 +168,7 @@ class ReviewEvent(PullRequestEvent):
 
 
 class IssueCommentEvent(Envelope):
-    action: StrictStr
+    action: Action
     repository: RepositoryOf
     issue: Issue
     comment: Comment

@@ -80,6 +80,7 @@ POISON = {
         "installation.id",
     ),
     "NUL action": ("pull_request", pull(action="\u0000"), "action"),
+    "action longer than its column": ("pull_request", pull(action="a" * 65), "action"),
     "NUL in a text no route reads": (
         "pull_request",
         pull(pull_request__title="fix\u0000"),
