@@ -76,8 +76,9 @@ def declared_names(config: SeatConfig) -> list[str]:
 
 
 def seat_limits(config: SeatConfig) -> Limits:
-    """The per-process limits of a sandboxed seat: CPU four times its timeout (at least 60 s),
-    8 GiB of address space; files, processes, descriptors and /tmp as for proofs."""
+    """The limits of a seat: per process, CPU four times its timeout (at least 60 s) and 8 GiB
+    of address space; files, processes, descriptors, /tmp, /dev/shm and the total memory of its
+    cgroup as for proofs."""
     return Limits(
         cpu_s=max(60, 4 * math.ceil(config.timeout_s)),
         memory_bytes=SEAT_MEMORY_BYTES,
@@ -182,7 +183,8 @@ def seat_argv(bwrap: str, view: SeatView, *, network: bool, limits: Limits) -> l
     """bubblewrap around a seat: new user (65534), PID, IPC, UTS and cgroup namespaces, and a
     network namespace of its own unless ``network``; a root of its own holding the system and
     ``view``'s paths read-only (its ``write`` paths read-write), an empty working directory at
-    the app's path, a private /proc, /dev and /tmp, the rest read-only. The environment is the
+    the app's path, a private /proc and /tmp, a read-only /dev with a small /dev/shm, the rest
+    read-only. The environment is the
     one bubblewrap is started with (never on its command line, where others could read it);
     killed with the app, and everything left in it killed when the seat's process ends."""
     argv = [
@@ -209,7 +211,8 @@ def seat_argv(bwrap: str, view: SeatView, *, network: bool, limits: Limits) -> l
             argv += ["--ro-bind", directory, directory]
     for name in (*SYSTEM_FILES, *(NETWORK_FILES if network else ())):
         argv += ["--ro-bind-try", name, name]
-    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    argv += ["--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm"]
     argv += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp", "--dir", view.workdir]
     for item in view.read:
         argv += ["--ro-bind", item, item]

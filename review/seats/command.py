@@ -14,6 +14,7 @@ from typing import Any
 
 from review.config import SeatConfig, SeatSandbox
 from review.contract import CallFailed, CallResult, FailureReason, SeatAnswer, parse_result
+from review.sandbox.cgroup import Bound, bounded_group
 from review.sandbox.detect import Mechanism, Sandbox, detect_sandbox
 from review.sandbox.seat import (
     declared_names,
@@ -136,10 +137,7 @@ class CommandSeat:
                 "the program is not found (not on PATH, or not a file)",
             )
         argv = seat_argv(
-            sandbox.binary,
-            view,
-            network=self.config.network,
-            limits=seat_limits(self.config),
+            sandbox.binary, view, network=self.config.network, limits=seat_limits(self.config)
         )
         # bubblewrap hands its own environment on: exactly the seat's.
         return argv, inside_environment(view, source, names), cwd
@@ -159,9 +157,45 @@ class CommandSeat:
 
         ``system`` is for HTTP seats; a command reads everything it needs from the request.
         """
-        name = self.config.name
-        payload = json.dumps(request).encode()
         argv, environment, cwd = self._process(await self._isolation())
+        limits = seat_limits(self.config)
+        bound = Bound(memory_bytes=limits.total_memory_bytes, processes=limits.processes)
+        # Sandboxed or not, every process of the call is in a cgroup of its own where one can
+        # be made: held to a total, and ended with the call however it forked.
+        group = await asyncio.to_thread(bounded_group, bound)
+        try:
+            stdout, stderr, status = await self._run(
+                group.wrap(argv), environment, cwd, json.dumps(request).encode(), timeout_s
+            )
+            hits = group.hits()
+        finally:
+            await asyncio.to_thread(group.close)
+        if status != 0:
+            detail = _tail(stderr)
+            reached = f" (its {' and '.join(hits)} bound was reached)" if hits else ""
+            raise CallFailed(
+                FailureReason.EXIT,
+                f"seat {self.config.name!r} exited with status {status}{reached}"
+                + (f": {detail}" if detail else ""),
+            )
+        try:
+            return SeatAnswer(stdout.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise CallFailed(
+                FailureReason.INVALID_JSON,
+                f"seat {self.config.name!r}: the result is not valid JSON (not UTF-8 text)",
+            ) from None
+
+    async def _run(
+        self,
+        argv: list[str],
+        environment: dict[str, str],
+        cwd: Path,
+        payload: bytes,
+        timeout_s: float,
+    ) -> tuple[bytes, bytes, int | None]:
+        """One process: ``payload`` on stdin; stdout (capped), stderr's tail and the exit status."""
+        name = self.config.name
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -205,17 +239,4 @@ class CommandSeat:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        if process.returncode != 0:
-            detail = _tail(stderr)
-            raise CallFailed(
-                FailureReason.EXIT,
-                f"seat {name!r} exited with status {process.returncode}"
-                + (f": {detail}" if detail else ""),
-            )
-        try:
-            return SeatAnswer(stdout.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise CallFailed(
-                FailureReason.INVALID_JSON,
-                f"seat {name!r}: the result is not valid JSON (not UTF-8 text)",
-            ) from None
+        return stdout, stderr, process.returncode

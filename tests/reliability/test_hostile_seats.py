@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from review.sandbox import Mechanism, detect_sandbox
+from review.sandbox.cgroup import Bound, bounded_group
 
 pytestmark = pytest.mark.skipif(
     detect_sandbox().mechanism is not Mechanism.BWRAP, reason="bubblewrap does not run here"
@@ -42,7 +43,7 @@ FLOOD_BYTES = 100 << 20
 
 APP = """
 import asyncio, json, os, resource, sys
-from review.config import SeatConfig, SeatKind
+from review.config import SeatConfig, SeatKind, SeatSandbox
 from review.contract import CallFailed
 from review.seats import CommandSeat
 
@@ -51,6 +52,7 @@ config = SeatConfig(
     name="hostile", lab="nowhere", kind=SeatKind.COMMAND, command=tuple(spec["command"]),
     timeout_s=spec.get("timeout_s", 30), pass_env=tuple(spec.get("pass_env", ())),
     network=spec.get("network", False), write=tuple(spec.get("write", ())),
+    sandbox=SeatSandbox(spec.get("sandbox", "auto")),
 )
 request = {"schema": "hindsight.call/1", "app_pid": os.getpid(), "app_dir": os.getcwd(), **spec}
 try:
@@ -273,7 +275,14 @@ def running_with(marker: str) -> list[int]:
     return found
 
 
-def test_a_setsid_double_forked_child_ends_with_the_seat(app_dir: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_setsid_double_forked_child_ends_with_the_seat(
+    app_dir: Path, tmp_path: Path, sandbox: str
+) -> None:
+    """In the sandbox the PID namespace ends it; with the sandbox off, the call's cgroup does."""
+    with bounded_group(Bound(1 << 30, 64)) as group:
+        if sandbox == "off" and group.kind == "none":
+            pytest.skip("no cgroup can be made here: an unsandboxed seat's setsid child survives")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     seat_script = scratch / "hostile.py"
@@ -287,6 +296,7 @@ def test_a_setsid_double_forked_child_ends_with_the_seat(app_dir: Path, tmp_path
         beat=str(beat),
         write=[str(scratch)],
         timeout_s=3,
+        sandbox=sandbox,
         command=[sys.executable, str(seat_script)],
     )
     assert answer["failed"] == "timeout"
