@@ -25,7 +25,7 @@ OWN_CGROUPS = Path("/proc/self/cgroup")
 GROUP_PREFIX = "hindsight-"
 # Joins every cgroup named before ``--`` (their cgroup.procs files), then runs the command.
 JOIN_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
-END_TIMEOUT_S = 5.0
+END_TIMEOUT_S = 30.0  # a run killed over its memory bound can take long to exit under load
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,7 @@ class Group:
         self._closed = True
         deadline = time.monotonic() + END_TIMEOUT_S
         for directory in self.dirs:
+            pause = 0.005
             while directory.exists():
                 _kill_all(directory)
                 try:
@@ -84,7 +85,8 @@ class Group:
                     if time.monotonic() > deadline:
                         log.warning("cgroup left behind", extra={"cgroup": str(directory)})
                         break
-                    time.sleep(0.01)
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.2)
 
     def __enter__(self) -> Group:
         return self

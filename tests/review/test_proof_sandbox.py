@@ -16,7 +16,7 @@ import pytest
 
 from review.contract import Proof
 from review.proof import ProofOutcome, ProofReport
-from review.sandbox import Limits
+from review.sandbox import UNSANDBOXED, Limits
 from review.sandbox.cgroup import Bound, bounded_group
 from tests.support.proofs import FIX, TEST, first_commit, git, make_repo, prove
 
@@ -256,3 +256,16 @@ def test_a_fork_bomb_is_bounded_for_the_whole_proof(repo: Path) -> None:
     assert report.before is not None
     assert "processes" in report.before.bounds_hit
     assert _running("sleep 30") == []
+
+
+@pytest.mark.skipif(not total_bounds_work_here(), reason="no writable cgroup on this machine")
+def test_the_cgroup_ends_what_escaped_an_unsandboxed_run_and_goes(repo: Path) -> None:
+    seconds = 5000 + uuid.uuid4().int % 1000
+    script = f"setsid sleep {seconds} >/dev/null 2>&1 &\nexit 1"
+    report = prove(Proof(test=script, fix=FIX), repo, first_commit(repo), sandbox=UNSANDBOXED)
+    assert report.outcome is ProofOutcome.STILL_FAILING
+    assert _running(f"sleep {seconds}") == []
+    with bounded_group(Bound(memory_bytes=64 * MIB, processes=16)) as group:
+        made = group.dirs
+        assert made and all(d.is_dir() for d in made)
+    assert not any(d.exists() for d in made)
