@@ -73,8 +73,13 @@ def _vetoed(low: str, cleaned: str, words: list[str], cjk: bool, *, refusal: boo
 def classify_natural(text: str) -> Verdict | None:
     """A clear natural acceptance or refusal; None for anything unclear, long or mixed."""
     cleaned = _clean(text)
-    if len(cleaned.strip()) > MAX_NATURAL_CHARS:
+    # Only the prose is read: code, quotes and the blanks around them are cut away first, so a
+    # reply of 65,536 characters costs what its few hundred characters of prose cost.
+    start = len(cleaned) - len(cleaned.lstrip())
+    stop = len(cleaned.rstrip())
+    if stop - start > MAX_NATURAL_CHARS:
         return None
+    cleaned, text = cleaned[start:stop], text[start:stop]
     low = fold(cleaned)
     if len(low) != len(text):
         text = low  # lower() changed the length (rare); report spans from the folded text
