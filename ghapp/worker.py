@@ -30,6 +30,12 @@ PAYLOAD_SHAPE_ERRORS = (LookupError, TypeError, ValueError, AttributeError, Data
 REASON_CHARS = 500
 
 
+def from_payload(error: Exception) -> bool:
+    """Whether a job's error comes from the shape of its payload. A body that is not JSON never
+    does: every payload was parsed at the door, so that one is an answer GitHub garbled."""
+    return isinstance(error, PAYLOAD_SHAPE_ERRORS) and not isinstance(error, json.JSONDecodeError)
+
+
 class Worker:
     """Runs jobs from the queue until stopped; `concurrency` jobs at most at once."""
 
@@ -126,12 +132,12 @@ class Worker:
         except Forbidden as exc:
             await asyncio.to_thread(self.queue.park, job, JobState.DEAD, f"forbidden: {exc}")
             return "dead"
-        except PAYLOAD_SHAPE_ERRORS as exc:
-            log.exception("job parked: its payload cannot be read", extra=fields)
-            reason = f"payload: {type(exc).__name__}: {exc}"[:REASON_CHARS]
-            await asyncio.to_thread(self.queue.park, job, JobState.DEAD, reason)
-            return "dead"
         except Exception as exc:
+            if from_payload(exc):
+                log.exception("job parked: its payload cannot be read", extra=fields)
+                reason = f"payload: {type(exc).__name__}: {exc}"[:REASON_CHARS]
+                await asyncio.to_thread(self.queue.park, job, JobState.DEAD, reason)
+                return "dead"
             log.exception("job failed", extra=fields)
             await asyncio.to_thread(self.queue.fail, job, f"{type(exc).__name__}: {exc}")
             return "failed"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
+import json
 import os
 import signal
 import subprocess
@@ -177,8 +178,9 @@ def worker_for(engine: Engine, database_url: str, handler: object, **settings: o
         (Gone("comment 5"), JobState.DONE, True),
         (RuntimeError("a bug"), JobState.QUEUED, True),
         (KeyError("pull_request"), JobState.DEAD, True),
+        (json.JSONDecodeError("Expecting value", "<html>", 0), JobState.QUEUED, True),
     ],
-    ids=["transient", "retry-at", "gone", "crash", "payload-shape"],
+    ids=["transient", "retry-at", "gone", "crash", "payload-shape", "garbled-answer"],
 )
 def test_worker_settles_each_outcome(
     engine: Engine,
