@@ -29,6 +29,7 @@ BENCHMARKS = {
         ["bench/recall_live.py", "--entries", "100000", "--queries", "100", "--changes", "100"],
     ),
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
+    "untrusted_text": (["bench/untrusted_text.py"], ["bench/untrusted_text.py", "--repeat", "3"]),
     "writeback": (["bench/writeback.py"], ["bench/writeback.py"]),
     "review": (["bench/review.py"], ["bench/review.py"]),
     "maintenance": (["bench/maintenance.py"], ["bench/maintenance.py", "--files", "250"]),

@@ -40,7 +40,8 @@ _BUT = "but"
 
 
 def _blank(match: re.Match[str]) -> str:
-    return _NOT_NEWLINE.sub(" ", match.group(0))
+    found = match.group(0)
+    return _NOT_NEWLINE.sub(" ", found) if "\n" in found else " " * len(found)
 
 
 def _clean(text: str) -> str:

@@ -110,6 +110,7 @@ def _word_index(rules: tuple[Rule, ...]) -> dict[str, frozenset[int]]:
 
 
 _TRIGGERS = _word_index(_ALL_RULES)
+_TRIGGER_WORDS = frozenset(_TRIGGERS)
 _CJK_TRIGGER_KEYS: dict[str, frozenset[int]] = {
     trigger: frozenset(rule.key for rule in _CJK_RULES if trigger in rule.triggers)
     for rule in _CJK_RULES
@@ -157,10 +158,8 @@ def has_cjk(low: str) -> bool:
 def candidates(low: str, words: list[str] | None = None, cjk: bool | None = None) -> set[int]:
     """Keys of the rules whose trigger words occur in the reply."""
     found: set[int] = set()
-    for word in _WORD.findall(low) if words is None else words:
-        keys = _TRIGGERS.get(word)
-        if keys is not None:
-            found.update(keys)
+    for word in _TRIGGER_WORDS.intersection(_WORD.findall(low) if words is None else words):
+        found.update(_TRIGGERS[word])
     if _CJK_TEXT.search(low) if cjk is None else cjk:
         for trigger in _CJK_TRIGGER.findall(low):
             found.update(_CJK_TRIGGER_KEYS[trigger])
