@@ -5,6 +5,7 @@ Real bubblewrap, real processes: the test command is what a prompt-injected seat
 
 from __future__ import annotations
 
+import os
 import shlex
 import socket
 import sqlite3
@@ -245,16 +246,37 @@ def test_memory_is_bounded_for_the_whole_proof(repo: Path) -> None:
     assert "memory" in report.before.bounds_hit
 
 
-@pytest.mark.skipif(not total_bounds_work_here(), reason="no writable cgroup on this machine")
-def test_a_fork_bomb_is_bounded_for_the_whole_proof(repo: Path) -> None:
-    script = """
-    bomb() { bomb | bomb & }
-    (bomb) 2>/dev/null
-    i=0; while [ $i -lt 200 ]; do sleep 30 >/dev/null 2>&1 & i=$((i+1)); done 2>&1 | tail -1
-    """
-    report = attack(repo, script, limits=Limits(processes=64))
-    assert report.before is not None
-    assert "processes" in report.before.bounds_hit
+FORK_BOMB = """
+bomb() { bomb | bomb & }
+(bomb) 2>/dev/null
+i=0; while [ $i -lt 200 ]; do sleep 30 >/dev/null 2>&1 & i=$((i+1)); done 2>&1 | tail -1
+"""
+
+
+def test_a_fork_bomb_in_the_sandbox_is_bounded(repo: Path) -> None:
+    """Under bubblewrap both the per-namespace process limit and the cgroup hold it; which one
+    refuses a fork first depends on what else the machine runs as 65534."""
+    report = attack(repo, FORK_BOMB, limits=Limits(processes=64))
+    assert "Cannot fork" in output(report)
+    assert _running("sleep 30") == []
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not total_bounds_work_here(),
+    reason="needs root (no process limit applies to root) and a writable cgroup",
+)
+def test_a_fork_bomb_run_as_root_is_bounded_by_the_cgroup(repo: Path) -> None:
+    """Unsandboxed as root, `prlimit --nproc` binds nothing (root is exempt): only the run's
+    cgroup stops the bomb, and it ends what is left."""
+    report = prove(
+        Proof(test=f"{FORK_BOMB}\nexit 1", fix=FIX),
+        repo,
+        first_commit(repo),
+        sandbox=UNSANDBOXED,
+        limits=Limits(processes=64),
+    )
+    assert report.outcome is ProofOutcome.STILL_FAILING, report
+    assert report.before is not None and "processes" in report.before.bounds_hit
     assert _running("sleep 30") == []
 
 
