@@ -93,8 +93,9 @@ _LINE_POINTERS: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w/.\-])(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,7}:\d+(?::\d+)?\b"),
     # src/a:12 (a path with a folder but no extension)
     re.compile(r"(?<![\w/.\-])(?:[\w.\-]+/)+[\w.\-]+:\d+\b"),
-    # a.py#L12, a.py#L12-L14
-    re.compile(r"[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,7}#L\d+", re.IGNORECASE),
+    # a.py#L12, a.py#L12-L14; tried only where a name starts (the leftmost match starts there
+    # anyway): from every character of a long name, the scan to its end was quadratic
+    re.compile(r"(?<![\w\-])[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,7}#L\d+", re.IGNORECASE),
     # line 12 of a.py, lines 3-4 in a.py, on line 12, at line 12
     re.compile(r"\blines?\s+\d+(?:\s*[-–]\s*\d+)?\s+(?:of|in)\b", re.IGNORECASE),
     re.compile(r"\b(?:on|at)\s+lines?\s+\d+\b", re.IGNORECASE),

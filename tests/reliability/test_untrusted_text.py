@@ -60,3 +60,13 @@ def test_the_address_still_reads_commands_after_a_long_run() -> None:
         " app_slug='hindsight'))"
     )
     assert out == "dismissed false-positive True"
+
+
+# A finding's lesson is searched for a `name.py#L12` pointer: from every character of a long name
+# the scan ran to its end (32,768 characters of `a-` took 12 s).
+def test_a_long_name_in_a_lesson_is_searched_for_a_line_pointer_at_once() -> None:
+    out = run(
+        "from continual.admission import find_line_pointer\n"
+        "print(find_line_pointer('a-' * 32_768), find_line_pointer('a-' * 32_768 + '.py#L12'))"
+    )
+    assert out == "None (0, 65543)"
