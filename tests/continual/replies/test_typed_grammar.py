@@ -30,6 +30,18 @@ CASES: list[tuple[str, Decision | None, Reason | None]] = [
     ("@hindsight[bot] accepted", A, None),
     ("@Hindsight /accept", A, None),
     ("@hindsight, applied", A, None),
+    # every way the address may be written before the word: one run of spaces, commas and
+    # colons, a slash after or instead of it
+    ("@hindsight/accept", A, None),
+    ("@hindsight[bot]/ fixed", A, None),
+    ("@hindsight: /accept", A, None),
+    ("@hindsight ,: / dismiss false-positive", D, Reason.FALSE_POSITIVE),
+    ("/ @hindsight accept", A, None),
+    ("/@hindsight\taccepted", A, None),
+    ("@hindsight" + " " * 500 + "accept", A, None),
+    ("@hindsight" + " " * 500 + "x", None, None),
+    ("@hindsight / / accept", None, None),
+    ("@hindsight[bot]accept", None, None),
     ("\n\n   accept\n", A, None),
     ("accept\ndismiss false-positive", A, None),
     ("> the bot said this\n\naccept", A, None),
