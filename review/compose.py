@@ -9,19 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from continual.entry_keys import normalise_title
-from continual.markers import (
-    last_match,
-    neutralise,
-    with_suggestion_marker,
-    without_suggestion_marker,
-)
+from continual.markers import last_match, with_suggestion_marker
 from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
+from review.safe_text import bounded_inline, bounded_text, code_span
 from review.shards import PullFile
 
 REVIEW_MARKER = "<!-- hindsight:review id={review} -->"
 REVIEW_MARKER_PATTERN = re.compile(r"<!-- hindsight:review id=([A-Za-z0-9_-]{1,64}) -->")
-PROVEN_NOTE = "**Proven:** `{test}` fails on this commit and passes with the fix."
+PROVEN_NOTE = "**Proven:** {test} fails on this commit and passes with the fix."
+UNPOSTED_SUGGESTION_NOTE = (
+    "The suggested change ({count} characters) is too long to post here; "
+    "`hindsight ledger` shows it."
+)
 AGREED_NOTE = "Also reported by: {seats}."
 RAISED_NOTE = "Raised under {count} lenses: {raisers}."
 OUTSIDE_HEADER = "Findings on lines outside the diff:"
@@ -33,6 +33,16 @@ WITHHELD_NOTE = (
     "(`hindsight ledger` counts them; `hindsight entry restore` lifts a dismissal)."
 )
 MAX_BODY_CHARS = 60_000
+# One comment's whole body, the app's words and marker included: well under GitHub's 65,536
+# characters, and under its 262,144 bytes even if every character takes four.
+MAX_COMMENT_CHARS = 16_000
+# The review request's body and comments together; past it, the longest comments are cut to a
+# fair share so every one of them is still posted inline.
+MAX_REVIEW_CHARS = 1_000_000
+TITLE_CHARS = 200
+# What a comment keeps of its explanation before it leaves a suggestion too long to post out.
+EXPLANATION_FLOOR = 1_000
+TEST_CHARS = 200
 MAX_COMMENTS = 200
 BODY_EXCERPT_CHARS = 400
 
@@ -42,12 +52,14 @@ _FENCE = re.compile(r"`{3,}")
 
 @dataclass(frozen=True)
 class DraftItem:
-    """One comment of the review: where it sits and its full body (marker included)."""
+    """One comment of the review: where it sits, its full body (marker included) and the one
+    safe line that lists it in the review body if GitHub will not place it."""
 
     suggestion_id: str
     path: str
     line: int
     body: str
+    summary: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,55 +176,82 @@ def _raisers(shared: SharedFinding) -> list[str]:
     return list(named)
 
 
-def comment_body(shared: SharedFinding) -> str:
-    """Title, explanation, the suggestion block, proof and agreement notes, then the marker; a
-    finding raised under several lenses names each lens and seat once.
+def comment_body(shared: SharedFinding, limit: int | None = None) -> str:
+    """Title, explanation, the suggestion block, proof and agreement notes, then the marker, in
+    at most ``limit`` (default ``MAX_COMMENT_CHARS``) characters; a finding raised under several lenses names each lens and seat
+    once.
 
-    The seat's words are neutralised (they cannot open or close a marker); the suggested code is
-    kept exactly, as applying it must give that code, and the marker after it is the one read.
+    The seat's words are made safe (``review.safe_text``: no mention, HTML, image or link, no
+    fence left open) and its explanation is cut to what the limit leaves. The suggested code is
+    kept exactly, as applying it must give that code, or left out whole if it does not fit; the
+    marker after it is the one read.
     """
+    limit = MAX_COMMENT_CHARS if limit is None else limit
     item = shared.first
-    finding = item.finding
-    title, text = neutralise(finding.title), neutralise(finding.body.strip())
+    title = bounded_inline(item.finding.title, TITLE_CHARS)
     lenses = list(dict.fromkeys(other.lens for _sid, other in shared.items))
     heading = (
         f"**{title}** ({item.lens}, seat {item.seat})"
         if len(lenses) == 1
         else f"**{title}** ({', '.join(lenses)})"
     )
-    parts = [heading, "", text]
+    after: list[str] = []
     replacement = next(
         (other.finding.suggestion for _sid, other in shared.items if other.finding.suggestion),
         None,
     )
-    if replacement is not None:
-        parts += ["", suggestion_block(replacement)]
     proven = next((other for _sid, other in shared.items if other.proven), None)
     if proven is not None and proven.finding.proof is not None:
-        test = neutralise(proven.finding.proof.test.replace("`", "'"))
-        parts += ["", PROVEN_NOTE.format(test=test)]
+        test = " ".join(proven.finding.proof.test.split())
+        test = test if len(test) <= TEST_CHARS else test[: TEST_CHARS - 1] + "…"
+        after += ["", PROVEN_NOTE.format(test=code_span(test))]
     if len(lenses) > 1:
-        parts += ["", RAISED_NOTE.format(count=len(lenses), raisers=", ".join(_raisers(shared)))]
+        after += ["", RAISED_NOTE.format(count=len(lenses), raisers=", ".join(_raisers(shared)))]
     elif item.agreements:
         seats = ", ".join(f"{a.seat} ({a.lab})" for a in item.agreements)
-        parts += ["", AGREED_NOTE.format(seats=seats)]
+        after += ["", AGREED_NOTE.format(seats=seats)]
+    marker = with_suggestion_marker("", shared.suggestion_id, item.key)
+    fixed = len(heading) + len("\n".join(after)) + len(marker) + 8
+    if replacement is not None:
+        block = suggestion_block(replacement)
+        if fixed + len(block) + 2 > limit - EXPLANATION_FLOOR:
+            block = UNPOSTED_SUGGESTION_NOTE.format(count=f"{len(replacement):,}")
+        after = ["", block, *after]
+        fixed += len(block) + 2
+    text = bounded_text(item.finding.body.strip(), max(0, limit - fixed))
+    parts = [heading, "", text, *after] if text else [heading, *after]
     return with_suggestion_marker("\n".join(parts), shared.suggestion_id, item.key)
 
 
-def _excerpt(text: str) -> str:
-    line = " ".join(neutralise(text).split())
-    return line if len(line) <= BODY_EXCERPT_CHARS else line[: BODY_EXCERPT_CHARS - 1] + "…"
-
-
-def _outside_line(shared: SharedFinding) -> str:
+def _summary(shared: SharedFinding) -> str:
+    """The finding in one safe line: title, proven or not, an excerpt of the explanation."""
     item = shared.first
     finding = item.finding
     proven = " (proven)" if any(other.proven for _sid, other in shared.items) else ""
+    title = bounded_inline(finding.title, TITLE_CHARS)
+    return f"**{title}**{proven} — {bounded_inline(finding.body, BODY_EXCERPT_CHARS)}"
+
+
+def _outside_line(shared: SharedFinding) -> str:
+    finding = shared.first.finding
     raisers = ", ".join(f"{other.lens}, seat {other.seat}" for _sid, other in shared.items)
-    return (
-        f"- `{neutralise(finding.path)}` line {finding.line}: **{neutralise(finding.title)}**"
-        f"{proven} ({raisers}) — {_excerpt(finding.body)}"
-    )
+    summary = _summary(shared).replace(" — ", f" ({raisers}) — ", 1)
+    return f"- {code_span(finding.path)} line {finding.line}: {summary}"
+
+
+def _fair_share(lengths: Sequence[int], budget: int) -> int | None:
+    """The longest a comment may be for ``lengths`` to fit ``budget`` with the shorter ones
+    whole, or None if they already fit."""
+    if sum(lengths) <= budget:
+        return None
+    remaining = budget
+    ordered = sorted(lengths)
+    for index, length in enumerate(ordered):
+        share = remaining // (len(ordered) - index)
+        if length > share:
+            return share
+        remaining -= length
+    return None
 
 
 def compose(
@@ -229,16 +268,26 @@ def compose(
     """The review to post: findings on diff lines as comments, the rest listed in the body;
     ``withheld`` findings were not posted (their mechanism was dismissed here) and only counted."""
     lines = commentable_lines(files)
-    comments: list[DraftItem] = []
+    placed: list[SharedFinding] = []
     outside: list[str] = []
     groups = share_findings(findings)
     for shared in groups:
         finding = shared.first.finding
-        if finding.line in lines.get(finding.path, frozenset()) and len(comments) < MAX_COMMENTS:
-            body = comment_body(shared)
-            comments.append(DraftItem(shared.suggestion_id, finding.path, finding.line, body))
+        if finding.line in lines.get(finding.path, frozenset()) and len(placed) < MAX_COMMENTS:
+            placed.append(shared)
         else:
             outside.append(_outside_line(shared))
+    bodies = [comment_body(shared) for shared in placed]
+    share = _fair_share([len(body) for body in bodies], MAX_REVIEW_CHARS - MAX_BODY_CHARS)
+    if share is not None:
+        bodies = [
+            body if len(body) <= share else comment_body(shared, share)
+            for shared, body in zip(placed, bodies, strict=True)
+        ]
+    comments = [
+        DraftItem(s.suggestion_id, s.first.finding.path, s.first.finding.line, body, _summary(s))
+        for s, body in zip(placed, bodies, strict=True)
+    ]
     failed = sum(1 for call in calls if call.status is CallStatus.FAILED)
     summary = (
         f"Hindsight reviewed {len(files)} files of {commit_id[:7]} with "
@@ -277,7 +326,7 @@ def fold_comments(draft: Draft) -> Draft:
     marker = review_marker(draft.review_id)
     head = draft.body.replace(marker, "").rstrip().split("\n")
     folded = [
-        f"- `{item.path}` line {item.line}: {_excerpt(without_suggestion_marker(item.body))}"
+        f"- {code_span(item.path)} line {item.line}" + (f": {item.summary}" if item.summary else "")
         for item in draft.comments
     ]
     body = _bounded_body(head, folded, ["", marker], header=FOLDED_HEADER)

@@ -12,13 +12,21 @@ from review.github import PlacementRefused, PostedComment, PostedReview, PullSna
 from review.shards import PullFile
 
 UNPROCESSABLE = 422
+# How GitHub words a 422 for a body over its limit (65,536 characters): not a placement, so the
+# comments are not folded into the body for it.
+TOO_LONG = "too long"
+
+
+def _too_long(exc: Rejected) -> bool:
+    return TOO_LONG in str(exc).lower()
 
 
 class InstallationReviewGitHub:
     """``ReviewGitHub`` on an installation client: GitHub's values mapped to the review's.
 
-    Only the two answers the review acts on are translated (a 422 to placed comments, a 404 on a
-    posted review's comments); every other error keeps its type for the job runner.
+    Only the two answers the review acts on are translated (a 422 to placed comments, unless it
+    says a body is too long, and a 404 on a posted review's comments); every other error keeps
+    its type for the job runner.
     """
 
     def __init__(self, client: InstallationClient, *, bot_login: str) -> None:
@@ -73,7 +81,7 @@ class InstallationReviewGitHub:
                 comments=[DraftComment(item.path, item.line, item.body) for item in comments],
             )
         except Rejected as exc:
-            if exc.status != UNPROCESSABLE or not comments:
+            if exc.status != UNPROCESSABLE or not comments or _too_long(exc):
                 raise
             raise PlacementRefused(str(exc)) from exc
         return self._posted(review)
