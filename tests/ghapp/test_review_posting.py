@@ -50,6 +50,9 @@ def test_comments_github_will_not_place_are_posted_in_the_body(
     body = posted["body"]
     assert FOLDED_HEADER in body and body.endswith(f"<!-- hindsight:review id={review.id} -->")
     assert "`src/mod0.py` line 3" in body and "`src/mod1.py` line 3" in body
+    assert body.count("`src/mod0.py` line 3: **Unchecked parse_config result** — ") == 1, (
+        "each folded comment is one line: its title and an excerpt, written safe at compose time"
+    )
     assert "hindsight:suggestion" not in body, "markers are not copied into the body"
     suggestions = _rows(engine, Suggestion)
     assert len(suggestions) == 2 and all(s.comment_id is None for s in suggestions)
