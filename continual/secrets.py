@@ -1,13 +1,18 @@
-"""A curated in-process secret detector for lesson text: keyword-prefiltered rules, no I/O."""
+"""A curated in-process secret detector and redactor for untrusted text: keyword-prefiltered
+rules, each linear in the length of the text, no I/O."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 GENERIC_MIN_LENGTH = 16
+GENERIC_MAX_LENGTH = 256  # a longer assigned value is not taken for a secret (keeps it linear)
 GENERIC_MIN_ENTROPY = 3.5  # Shannon bits per character of the assigned value
 
 
@@ -26,15 +31,24 @@ class _Rule:
     keywords: tuple[str, ...]  # lower-case; the rule runs only if one occurs in the lowered text
     pattern: re.Pattern[str]
     group: int = 0  # the span reported
+    name: str = ""  # the placeholder's name (``[redacted <name>]``); the id when empty
+
+    @property
+    def placeholder(self) -> str:
+        return PLACEHOLDER.format(name=self.name or self.id)
 
 
 _B64 = r"[A-Za-z0-9+/=]"
+PLACEHOLDER = "[redacted {name}]"
+PLACEHOLDER_RULE = "redacted"  # what find_secret reports for a placeholder already written
+_PLACEHOLDER = re.compile(r"\[redacted [a-z0-9-]{1,40}\]")
 
 RULES: tuple[_Rule, ...] = (
     _Rule(
         "aws-access-key-id",
         ("akia", "asia", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "abia", "acca"),
         re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        name="aws-access-key",
     ),
     _Rule(
         "aws-secret-access-key",
@@ -45,6 +59,7 @@ RULES: tuple[_Rule, ...] = (
             re.IGNORECASE,
         ),
         1,
+        "aws-secret-key",
     ),
     _Rule(
         "gcp-api-key",
@@ -77,7 +92,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule(
         "slack-token",
         ("xoxa-", "xoxb-", "xoxp-", "xoxr-"),
-        re.compile(r"\bxox[abpr]-[0-9]{6,}-[0-9A-Za-z\-]{8,}"),
+        re.compile(r"\bxox[abpr]-[0-9]{6,}+-[0-9A-Za-z\-]{8,}+"),
     ),
     _Rule(
         "slack-webhook",
@@ -93,25 +108,34 @@ RULES: tuple[_Rule, ...] = (
         "private-key",
         ("private key",),
         re.compile(
-            r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-            r"(?:\s|\\n)*(?:[A-Za-z-]+:[^\n]*(?:\n|\\n)(?:\s|\\n)*)*" + _B64 + r"{16,}"
+            r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\s|\\n){0,8}"
+            r"(?:[A-Za-z-]{1,40}:[^\n\\]{0,200}(?:\n|\\n)(?:\s|\\n){0,8}){0,4}" + _B64 + r"{16,}+"
+            r"(?:[A-Za-z0-9+/=\s]|\\[nr])*+(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?"
         ),
     ),
     _Rule(
         "jwt",
         ("eyj",),
-        re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+        re.compile(
+            r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}+\.eyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8,}+"
+        ),
     ),
     _Rule(
         "generic-assignment",
         ("key", "secret", "token", "passw", "pwd", "credential", "auth"),
         re.compile(
-            r"(?:key|secret|token|passw(?:or)?d|pwd|credentials?|auth)[A-Za-z0-9_\-]*[\"'`]?"
+            r"(?:key|secret|token|passw(?:or)?d|pwd|credentials?|auth)[A-Za-z0-9_\-]{0,40}[\"'`]?"
             r"\s*(?:=>|:=|[:=])\s*[\"'`]?"
-            r"([A-Za-z0-9+/=_\-.~]{" + str(GENERIC_MIN_LENGTH) + r",})(?![A-Za-z0-9+/=_\-.~(])",
+            r"([A-Za-z0-9+/=_\-.~]{"
+            + str(GENERIC_MIN_LENGTH)
+            + r","
+            + str(GENERIC_MAX_LENGTH)
+            + r"}+)"
+            r"(?![A-Za-z0-9+/=_\-.~(])",
             re.IGNORECASE,
         ),
         1,
+        "secret",
     ),
 )
 
@@ -162,6 +186,10 @@ def find_secret(text: str) -> SecretHit | None:
         return None
     lowered = text.lower()
     best: SecretHit | None = None
+    if "[redacted " in lowered:  # a secret redacted earlier is still one (a lesson stays flagged)
+        found = _PLACEHOLDER.search(text)
+        if found is not None:
+            best = SecretHit(PLACEHOLDER_RULE, found.start(), found.end())
     for rule in RULES:
         if not any(keyword in lowered for keyword in rule.keywords):
             continue
@@ -178,3 +206,73 @@ def first_secret(*texts: str) -> SecretHit | None:
         if hit is not None:
             return hit
     return None
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """Every secret in ``text`` as (start, end, placeholder), in order, overlaps merged."""
+    lowered = text.lower()
+    found: list[tuple[int, int, str]] = []
+    for rule in RULES:
+        if not any(keyword in lowered for keyword in rule.keywords):
+            continue
+        for match in rule.pattern.finditer(text):
+            if rule.id == "generic-assignment" and not _generic_value_is_secret(match.group(1)):
+                continue
+            start, end = match.span(rule.group)
+            found.append((start, end, rule.placeholder))
+    found.sort()
+    merged: list[tuple[int, int, str]] = []
+    for start, end, placeholder in found:
+        if merged and start < merged[-1][1]:
+            first = merged[-1]
+            merged[-1] = (first[0], max(first[1], end), first[2])
+        else:
+            merged.append((start, end, placeholder))
+    return merged
+
+
+def redact(text: str) -> str:
+    """``text`` with each secret replaced by its rule's placeholder (``[redacted github-token]``).
+
+    Idempotent; a text with no secret comes back as the same object."""
+    if not text:
+        return text
+    spans = _spans(text)
+    if not spans:
+        return text
+    parts: list[str] = []
+    at = 0
+    for start, end, placeholder in spans:
+        parts += [text[at:start], placeholder]
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def redact_optional(text: str | None) -> str | None:
+    """``redact`` for a column that may be NULL."""
+    return None if text is None else redact(text)
+
+
+def redact_values(value: Any) -> Any:
+    """A JSON-like value (dicts, lists, strings) with every string in it redacted; keys kept."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {key: redact_values(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_values(item) for item in value]
+    return value
+
+
+def redact_json(text: str | None) -> str | None:
+    """A stored JSON text with every string in it redacted (a text that is not JSON is redacted
+    as text); None stays None."""
+    if text is None or not text:
+        return text
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return redact(text)
+    cleaned = redact_values(parsed)
+    return text if cleaned == parsed else json.dumps(cleaned, sort_keys=True)

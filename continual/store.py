@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
@@ -13,6 +13,7 @@ from sqlalchemy import Connection, delete, func, insert, or_, select, update
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
 from continual.recall.changes import note_entry_change
 from continual.recall.numbering import number_links
+from continual.secrets import find_secret, redact, redact_json, redact_optional, redact_values
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
 from continual.tables import Entry, Receipt, Repository, Suggestion
 from continual.tombstones import hold_sources
@@ -93,7 +94,15 @@ class NewEntry:
 
 
 def record_suggestion(conn: Connection, suggestion: NewSuggestion, *, now: int) -> None:
+    """Store a suggestion, its seat's text redacted (``continual.secrets``). Replacement code that
+    holds a secret is not kept: a redacted replacement is not the code that was posted, and the
+    seat's finding is parsed without it anyway (``review.contract``)."""
     values = {field: getattr(suggestion, field) for field in NewSuggestion.__slots__}
+    for field in ("path", "title", "body", "lesson"):
+        values[field] = redact(values[field])
+    values["anchors"] = redact_json(suggestion.anchors)
+    if suggestion.replacement is not None and find_secret(suggestion.replacement) is not None:
+        values["replacement"] = None
     conn.execute(insert(Suggestion).values(**values, created_ms=now))
 
 
@@ -219,11 +228,11 @@ def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
             key=new.key,
             scope="repository",
             lens=new.lens,
-            title=new.title,
-            text=new.text,
+            title=redact(new.title),
+            text=redact(new.text),
             admission=new.admission,
-            associations=json.dumps(new.associations, sort_keys=True),
-            link_numbers=number_links(conn, new.account_id, new.associations),
+            associations=json.dumps(redact_values(new.associations), sort_keys=True),
+            link_numbers=number_links(conn, new.account_id, redact_values(new.associations)),
             revision=1,
             created_ms=now,
         )
@@ -246,7 +255,9 @@ def entry_tally(conn: Connection, entry_id: str) -> Tally:
 
 
 def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) -> int:
-    """Change a live entry only if it is still at `expected`; returns the new revision."""
+    """Change a live entry only if it is still at `expected`; returns the new revision. Title,
+    text and associations are stored redacted."""
+    values = _redacted_entry_values(values)
     result = conn.execute(
         update(Entry)
         .where(Entry.id == entry_id, Entry.revision == expected, Entry.deleted_ms.is_(None))
@@ -262,6 +273,19 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
         numbers = number_links(conn, account_id, values["associations"])
         conn.execute(update(Entry).where(Entry.id == entry_id).values(link_numbers=numbers))
     return expected + 1
+
+
+def _redacted_entry_values(values: dict[str, Any]) -> dict[str, Any]:
+    cleaned = dict(values)
+    for field in ("title", "text"):
+        if isinstance(cleaned.get(field), str):
+            cleaned[field] = redact(cleaned[field])
+    links = cleaned.get("associations")
+    if isinstance(links, str):
+        cleaned["associations"] = redact_json(links)
+    elif links is not None:
+        cleaned["associations"] = redact_values(links)
+    return cleaned
 
 
 def refresh(conn: Connection, entry_id: str, expected: int, *, now: int, **values: Any) -> int:
@@ -300,6 +324,7 @@ def set_receipt(
     existing = next((r for r in same_source if r.decision == new.decision.value), None)
     others = [r.id for r in same_source if r.decision != new.decision.value and not r.superseded]
     reason = new.reason.value if new.reason else None
+    new = replace(new, span=redact_optional(new.span))  # a reply's words, stored redacted
     if existing is not None and not existing.superseded and not others:
         if existing.reason == reason:
             return False

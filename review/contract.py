@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from continual.secrets import find_secret, redact, redact_optional
 from review.lenses import Lens
 from review.shards import Shard
 
@@ -302,13 +303,37 @@ def _finding(item: Mapping[str, Any]) -> Finding:
         if not isinstance(raw_proof, Mapping):
             raise _Invalid("'proof' must be an object")
         proof = Proof(test=_required_text(raw_proof, "test"), fix=_optional_text(raw_proof, "fix"))
+    return redacted_finding(
+        Finding(
+            path=path.strip(),
+            line=line,
+            title=title.strip(),
+            body=body,
+            suggestion=_optional_text(item, "suggestion"),
+            lesson=_optional_text(item, "lesson"),
+            proof=proof,
+        )
+    )
+
+
+def redacted_finding(finding: Finding) -> Finding:
+    """The finding with every secret in its words replaced by a typed placeholder, before its
+    key is made, it is posted or stored: what is posted, stored and keyed is the same text.
+    Suggested code holding a secret is dropped (a placeholder applied would break the code,
+    and the posted block, the stored replacement and the applied-suggestion check must agree)."""
+    suggestion = finding.suggestion
+    if suggestion is not None and find_secret(suggestion) is not None:
+        suggestion = None
+    proof = finding.proof
+    if proof is not None:
+        proof = Proof(test=redact(proof.test), fix=proof.fix)  # the patch is run, never stored
     return Finding(
-        path=path.strip(),
-        line=line,
-        title=title.strip(),
-        body=body,
-        suggestion=_optional_text(item, "suggestion"),
-        lesson=_optional_text(item, "lesson"),
+        path=redact(finding.path),
+        line=finding.line,
+        title=redact(finding.title),
+        body=redact(finding.body),
+        suggestion=suggestion,
+        lesson=redact_optional(finding.lesson),
         proof=proof,
     )
 

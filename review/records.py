@@ -13,6 +13,7 @@ from continual import store
 from continual.maintenance.anchors import verify_anchors
 from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
 from continual.proofs import NewProof, ProofEvidence, ProofRow, record_proofs
+from continual.secrets import redact_json
 from continual.suppression import Withheld, record_withheld
 from continual.tables import (
     Agreement,
@@ -167,7 +168,7 @@ def save_run(
                 calls_failed=run.count(CallStatus.FAILED),
                 calls_skipped=run.count(CallStatus.SKIPPED),
                 suggestions=len(suggestions),
-                draft=draft.to_json() if draft is not None else None,
+                draft=redact_json(draft.to_json()) if draft is not None else None,
                 finished_ms=now if draft is None else None,
             )
         )

@@ -25,6 +25,7 @@ from continual.decide import ThreadComment
 from continual.judge.grounding import Outcome, judge_rule
 from continual.orm import Base
 from continual.replies import Verdict
+from continual.secrets import redact_optional
 from continual.values import Decision, Reason
 
 
@@ -136,8 +137,8 @@ def keep(
         body_sha256=revision.body_sha256,
         outcome=judgement.outcome.value,
         reason=verdict.reason.value if verdict is not None and verdict.reason else None,
-        quote=verdict.span if verdict is not None else None,
-        detail=judgement.detail,
+        quote=redact_optional(verdict.span if verdict is not None else None),
+        detail=redact_optional(judgement.detail),
         asked_ms=now,
     )
     try:

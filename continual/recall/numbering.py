@@ -22,6 +22,7 @@ import orjson
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from continual.recall.cards import FILE, FOLDER, GROUP, NAME, Links, Normal
+from continual.secrets import redact
 from continual.tables import Account, Entry, LinkName
 
 NUMBER = np.dtype("<i4")  # how an entry's numbers are stored
@@ -91,7 +92,7 @@ def number_many(
                     "account_id": account_id,
                     "number": number,
                     "kind": texts[digest][0],
-                    "name": texts[digest][1],
+                    "name": redact(texts[digest][1]),
                     "digest": digest,
                 }
                 for digest, number in fresh.items()

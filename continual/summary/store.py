@@ -13,6 +13,7 @@ from continual.injections import Target
 from continual.memory import MemoryItem, recall_items
 from continual.recall.cards import Card
 from continual.recall.snapshot import Snapshot
+from continual.secrets import redact
 from continual.summary.build import SUMMARY_ID, build_summary, fingerprint
 from continual.summary.rows import MemorySummaryRow
 from continual.suppression import refused_cards, suppressions, unrefused
@@ -81,6 +82,8 @@ def _read(conn: Connection, target: Target) -> StoredSummary | None:
 
 def _upsert(conn: Connection, target: Target, values: dict[str, Any]) -> StoredSummary:
     """Insert the repository's row or replace its content, bumping its revision."""
+    if isinstance(values.get("text"), str):  # built from stored text; redacted again at the door
+        values = {**values, "text": redact(values["text"])}
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
     statement = dialect.insert(MemorySummaryRow).values(
         repository_id=target.repository_id, account_id=target.account_id, revision=1, **values

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 
-from continual.secrets import RULE_IDS, find_secret, shannon_entropy
+from continual.secrets import RULE_IDS, find_secret, redact, redact_json, shannon_entropy
 
 # Built from pieces so that no literal credential-shaped string sits in the source.
 AWS_ID = "AKIA" + "IOSFODNN7EXAMPL" + "Q"
@@ -145,3 +146,50 @@ def test_clean_text_costs_microseconds() -> None:
         find_secret(text)
     per_call = (time.perf_counter() - started) / rounds
     assert per_call < 100e-6  # generous for slow CI machines; typically a few microseconds
+
+
+@pytest.mark.parametrize(
+    ("secret", "placeholder"),
+    [
+        (AWS_ID, "[redacted aws-access-key]"),
+        (GH_TOKEN, "[redacted github-token]"),
+        (PEM, "[redacted private-key]"),
+        (SLACK, "[redacted slack-token]"),
+        (JWT, "[redacted jwt]"),
+        (STRIPE, "[redacted stripe-key]"),
+    ],
+)
+def test_redact_replaces_each_secret_with_its_typed_placeholder(
+    secret: str, placeholder: str
+) -> None:
+    text = f"Before {secret} after."
+    assert redact(text) == f"Before {placeholder} after."
+    assert redact(redact(text)) == redact(text)
+
+
+def test_redact_keeps_an_assignment_and_replaces_only_its_value() -> None:
+    assert redact("DB_PASSWORD=Xk29fjQ8vLz0pR7mWq3T ok") == "DB_PASSWORD=[redacted secret] ok"
+
+
+def test_a_pem_block_is_redacted_whole_with_its_end_line() -> None:
+    text = f"key:\n{PEM}\nthen the rest"
+    assert redact(text) == "key:\n[redacted private-key]\nthen the rest"
+
+
+def test_clean_text_comes_back_unchanged() -> None:
+    text = "Use `settings.webhook_secret` through `hmac.compare_digest`."
+    assert redact(text) is text
+
+
+def test_a_placeholder_still_counts_as_a_secret_so_the_lesson_stays_flagged() -> None:
+    hit = find_secret(redact(f"Never commit {GH_TOKEN} in `config.py`."))
+    assert hit is not None and hit.rule == "redacted"
+
+
+def test_json_values_are_redacted_and_the_json_stays_valid() -> None:
+    text = json.dumps({"body": f"leaked {PEM_ESCAPED} and {AWS_ID}", "n": 1}, sort_keys=True)
+    cleaned = redact_json(text)
+    assert cleaned is not None
+    parsed = json.loads(cleaned)
+    assert parsed["body"] == 'leaked "[redacted private-key]" and [redacted aws-access-key]'
+    assert parsed["n"] == 1
