@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import Engine, select
 
-from continual import store
-from continual.tables import Entry, LinkName, Receipt, Suggestion
+from continual import persons, store
+from continual.tables import Entry, LinkName, Receipt, ReviewRecord, Suggestion
 from continual.writeback import apply_decisions
+from ghapp.simulator import addition_patch
 from review.contract import parse_result_object
+from tests.support.review import harness, lenses_toml, seat_toml
+from tests.support.simulator import ORG, REPO
 from tests.support.store import ACCOUNT_ID, REPO_ID, decision, seed_tenant
 
 NOW = 1_700_000_000_000
@@ -139,3 +144,60 @@ def test_every_store_write_keeps_only_placeholders(engine: Engine) -> None:
     assert "[redacted aws-access-key]" in everything
     assert "[redacted slack-token]" in everything
     assert replacement is None
+
+
+def test_a_review_and_its_writeback_keep_and_return_only_placeholders(
+    engine: Engine, tmp_path: Path
+) -> None:
+    words = " ".join(SECRETS)
+    extra = {
+        "path": "src/app.py",
+        "line": 2,
+        "title": f"Hard-coded credential {AWS_ID}",
+        "body": f"The change commits {words}.",
+        "lesson": f"Never commit {GH_TOKEN} in `parse_config` in src/app.py.",
+        "suggestion": f'TOKEN = "{GH_TOKEN}"',
+    }
+    toml = seat_toml(tmp_path, "alpha", findings=[extra]) + lenses_toml("correctness")
+    with harness(engine, tmp_path, toml) as h:
+        patch = addition_patch(["raw = read()", "config = parse_config(raw)"])
+        number = int(h.sim.open_pull(REPO, files={"src/app.py": patch})["number"])
+        h.run()
+        (comment,) = [
+            c
+            for c in h.sim.review_comments(REPO, number)
+            if c["user"]["login"] == h.sim.bot_login and "hindsight:suggestion" in c["body"]
+        ]
+        h.sim.advance_clock(2)
+        h.sim.reply(
+            REPO, number, comment["id"], f"Good catch, fixed. {SLACK}", author="olivia",
+            author_association="OWNER",
+        )  # fmt: skip
+        h.run()
+        with engine.begin() as conn:
+            token = persons.create_token(conn, ORG, "mona", now=h.clock()).secret
+        headers = {"authorization": f"Bearer {token}"}
+        answers = [
+            httpx.get(f"{h.url}/v1/recall", headers=headers, timeout=30).text,
+            httpx.get(
+                f"{h.url}/v1/brief",
+                headers=headers,
+                params={"repo": REPO, "session": "s1"},
+                timeout=30,
+            ).text,
+        ]
+    with engine.connect() as conn:
+        stored = [
+            *conn.execute(select(Suggestion.title, Suggestion.body, Suggestion.lesson)).one(),
+            *conn.execute(select(Entry.title, Entry.text, Entry.associations)).one(),
+            *conn.execute(select(ReviewRecord.draft)).scalars(),
+            *conn.execute(select(LinkName.name)).scalars(),
+            *conn.execute(select(Receipt.span)).scalars(),
+        ]
+    everything = "\n".join([comment["body"], *answers, *(str(value) for value in stored)])
+    for secret in SECRETS:
+        assert secret not in everything
+        assert secret.lower() not in everything.lower()
+    assert "[redacted aws-access-key]" in answers[0]
+    assert "```suggestion" not in comment["body"]  # the suggested code held a token
+    assert "redacted private-key" in comment["body"]  # posted escaped: \\[redacted …\\]
