@@ -69,6 +69,49 @@ def limited(command: Sequence[str], limits: Limits, *, init: str = INIT_SCRIPT) 
     ]
 
 
+def isolated_root(
+    prefix: Sequence[str],
+    *,
+    hostname: str,
+    network: bool = False,
+    files: Sequence[str] = SYSTEM_FILES,
+    shm_bytes: int = Limits.shm_bytes,
+    tmp_bytes: int = Limits.tmp_bytes,
+) -> list[str]:
+    """What every sandbox starts from: new user (65534), PID, IPC, UTS and cgroup namespaces, a
+    network namespace of its own unless ``network``; a root of its own holding the system and
+    ``files`` read-only, a private /proc, a read-only /dev of the few device nodes with a small
+    /dev/shm, and a sized private /tmp; killed with the app."""
+    argv = [
+        *prefix,
+        "--unshare-all",
+        *(["--share-net"] if network else []),
+        "--unshare-user",
+        "--disable-userns",
+        "--uid",
+        str(NOBODY),
+        "--gid",
+        str(NOBODY),
+        "--hostname",
+        hostname,
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+    ]
+    for directory in SYSTEM_DIRS:
+        path = Path(directory)
+        if path.is_symlink():
+            argv += ["--symlink", str(path.readlink()), directory]
+        elif path.is_dir():
+            argv += ["--ro-bind", directory, directory]
+    for name in files:
+        argv += ["--ro-bind-try", name, name]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    argv += ["--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
+    argv += ["--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    return argv
+
+
 def bwrap_argv(
     prefix: Sequence[str],
     *,
@@ -86,32 +129,7 @@ def bwrap_argv(
     read-only /dev of the few device nodes with a small /dev/shm, the rest of its root read-only;
     a clean environment; killed with the app, and everything left in it killed when ``inner``
     ends."""
-    argv = [
-        *prefix,
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--uid",
-        str(NOBODY),
-        "--gid",
-        str(NOBODY),
-        "--hostname",
-        "proof",
-        "--die-with-parent",
-        "--new-session",
-        "--as-pid-1",
-    ]
-    for directory in SYSTEM_DIRS:
-        path = Path(directory)
-        if path.is_symlink():
-            argv += ["--symlink", str(path.readlink()), directory]
-        elif path.is_dir():
-            argv += ["--ro-bind", directory, directory]
-    for name in SYSTEM_FILES:
-        argv += ["--ro-bind-try", name, name]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
-    argv += ["--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
-    argv += ["--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    argv = isolated_root(prefix, hostname="proof", shm_bytes=shm_bytes, tmp_bytes=tmp_bytes)
     if workdir is None:
         argv += ["--size", str(copy_bytes), "--tmpfs", INSIDE_DIR]
     else:

@@ -21,10 +21,10 @@ from review.sandbox.command import (
     INSIDE_PATH,
     LANG,
     MIB,
-    NOBODY,
     SYSTEM_DIRS,
     SYSTEM_FILES,
     Limits,
+    isolated_root,
     limited,
 )
 from review.sandbox.detect import Mechanism, Sandbox
@@ -187,33 +187,15 @@ def seat_argv(bwrap: str, view: SeatView, *, network: bool, limits: Limits) -> l
     read-only. The environment is the
     one bubblewrap is started with (never on its command line, where others could read it);
     killed with the app, and everything left in it killed when the seat's process ends."""
-    argv = [
-        bwrap,
-        "--unshare-all",
-        *(["--share-net"] if network else []),
-        "--unshare-user",
-        "--disable-userns",
-        "--uid",
-        str(NOBODY),
-        "--gid",
-        str(NOBODY),
-        "--hostname",
-        "seat",
-        "--die-with-parent",
-        "--new-session",
-        "--as-pid-1",
-    ]
-    for directory in SYSTEM_DIRS:
-        system = Path(directory)
-        if system.is_symlink():
-            argv += ["--symlink", str(system.readlink()), directory]
-        elif system.is_dir():
-            argv += ["--ro-bind", directory, directory]
-    for name in (*SYSTEM_FILES, *(NETWORK_FILES if network else ())):
-        argv += ["--ro-bind-try", name, name]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
-    argv += ["--size", str(limits.shm_bytes), "--tmpfs", "/dev/shm"]
-    argv += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp", "--dir", view.workdir]
+    argv = isolated_root(
+        [bwrap],
+        hostname="seat",
+        network=network,
+        files=(*SYSTEM_FILES, *(NETWORK_FILES if network else ())),
+        shm_bytes=limits.shm_bytes,
+        tmp_bytes=limits.tmp_bytes,
+    )
+    argv += ["--dir", view.workdir]
     for item in view.read:
         argv += ["--ro-bind", item, item]
     for item in view.write:
