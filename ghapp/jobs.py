@@ -12,6 +12,7 @@ from typing import cast
 
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
+from continual.secrets import redact
 from ghapp.db import reading
 from ghapp.tables import Job, JobState
 
@@ -246,6 +247,10 @@ class JobQueue:
         )
 
     def _finish(self, job: ClaimedJob, **values: object) -> bool:
+        error = values.get("last_error")
+        if isinstance(error, str):
+            # An error's text can quote what a payload, a seat or GitHub sent: no secret is kept.
+            values["last_error"] = redact(error)
         stmt = (
             update(Job)
             .where(Job.id == job.id, Job.lease_token == job.lease_token)

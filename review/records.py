@@ -13,7 +13,7 @@ from continual import store
 from continual.maintenance.anchors import verify_anchors
 from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
 from continual.proofs import NewProof, ProofEvidence, ProofRow, record_proofs
-from continual.secrets import redact_json
+from continual.secrets import redact, redact_json, redact_optional
 from continual.suppression import Withheld, record_withheld
 from continual.tables import (
     Agreement,
@@ -226,7 +226,7 @@ def _proofs(
             evidence=ProofEvidence(
                 test=item.finding.proof.test,
                 outcome=item.proof.outcome.value,
-                reason=item.proof.reason,
+                reason=redact(item.proof.reason),
                 head_sha=target.head_sha,
                 sandbox=item.proof.sandbox,
                 at_ms=now,
@@ -253,7 +253,7 @@ def _save_calls(conn: Connection, account_id: int, run: ReviewRun, now: int) -> 
                 "shard": call.shard,
                 "status": call.status.value,
                 "reason": call.reason,
-                "message": call.message,
+                "message": redact_optional(call.message),
                 "duration_ms": call.duration_ms,
                 "set_sha256": call.set_sha256,
                 "findings": call.findings,

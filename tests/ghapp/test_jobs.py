@@ -329,3 +329,16 @@ def test_a_started_job_does_not_absorb_a_later_event(engine: Engine) -> None:
     with engine.connect() as conn:
         states = sorted(conn.execute(select(Job.state).where(Job.kind == "wb.reply")).scalars())
     assert states == [JobState.RUNNING, JobState.WAITING]
+
+
+def test_a_jobs_error_is_kept_with_its_secrets_redacted(engine: Engine) -> None:
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=2, clock=clock)
+    add(engine, JobSpec("a"), now=clock.now)
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    job = queue.claim()
+    assert job is not None
+    assert queue.fail(job, f"payload: KeyError: the answer quoted {key}")
+    kept = state_of(engine, job.id).last_error
+    assert kept is not None and key not in kept
+    assert "[redacted aws-access-key]" in kept

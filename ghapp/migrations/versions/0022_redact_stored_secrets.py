@@ -51,7 +51,9 @@ COLUMNS: dict[str, tuple[tuple[str, ...], dict[str, Callable[[str | None], str |
     "memory_summaries": (("repository_id",), {"text": TEXT}),
     "memory_items": (("id",), {"subject": TEXT, "text": TEXT, "files": JSON}),
     "memory_hits": (("id",), {"subject": TEXT}),
-    "proofs": (("suggestion_id",), {"test": TEXT}),
+    "proofs": (("suggestion_id",), {"test": TEXT, "reason": TEXT}),
+    "review_calls": (("id",), {"message": TEXT}),
+    "jobs": (("id",), {"last_error": TEXT}),
     "suppressed_findings": (("id",), {"title": TEXT, "path": TEXT}),
     "lesson_events": (("id",), {"before_text": TEXT, "after_text": TEXT}),
 }
