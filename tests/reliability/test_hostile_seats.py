@@ -42,7 +42,7 @@ LEAKS = [*SECRETS.values(), "key-material-a61d", "database-rows-0b7e", "dotenv-s
 FLOOD_BYTES = 100 << 20
 
 APP = """
-import asyncio, json, os, resource, sys
+import asyncio, json, os, sys
 from review.config import SeatConfig, SeatKind, SeatSandbox
 from review.contract import CallFailed
 from review.seats import CommandSeat
@@ -60,7 +60,10 @@ try:
     answer = {"facts": {fact.kind: fact.text for fact in result.facts}}
 except CallFailed as failed:
     answer = {"failed": failed.reason.value, "message": failed.message}
-answer["max_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# VmHWM is this process's own peak (ru_maxrss keeps the peak of the process it was forked from).
+with open("/proc/self/status") as status:
+    peak = next(line for line in status if line.startswith("VmHWM:"))
+answer["max_rss_kib"] = int(peak.split()[1])
 print(json.dumps(answer))
 """
 
