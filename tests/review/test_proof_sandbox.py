@@ -246,19 +246,25 @@ def test_memory_is_bounded_for_the_whole_proof(repo: Path) -> None:
     assert "memory" in report.before.bounds_hit
 
 
-FORK_BOMB = """
-bomb() { bomb | bomb & }
+def fork_bomb() -> tuple[str, str]:
+    """A fork bomb, then 200 sleepers; and the sleepers' command line, unique to this run (another
+    test, or another run on the machine, may have sleepers of its own)."""
+    sleeper = f"sleep {3000 + uuid.uuid4().int % 1000}"
+    bomb = f"""
+bomb() {{ bomb | bomb & }}
 (bomb) 2>/dev/null
-i=0; while [ $i -lt 200 ]; do sleep 30 >/dev/null 2>&1 & i=$((i+1)); done 2>&1 | tail -1
+i=0; while [ $i -lt 200 ]; do {sleeper} >/dev/null 2>&1 & i=$((i+1)); done 2>&1 | tail -1
 """
+    return bomb, sleeper
 
 
 def test_a_fork_bomb_in_the_sandbox_is_bounded(repo: Path) -> None:
     """Under bubblewrap both the per-namespace process limit and the cgroup hold it; which one
     refuses a fork first depends on what else the machine runs as 65534."""
-    report = attack(repo, FORK_BOMB, limits=Limits(processes=64))
+    bomb, sleeper = fork_bomb()
+    report = attack(repo, bomb, limits=Limits(processes=64))
     assert "Cannot fork" in output(report)
-    assert _running("sleep 30") == []
+    assert _running(sleeper) == []
 
 
 @pytest.mark.skipif(
@@ -268,8 +274,9 @@ def test_a_fork_bomb_in_the_sandbox_is_bounded(repo: Path) -> None:
 def test_a_fork_bomb_run_as_root_is_bounded_by_the_cgroup(repo: Path) -> None:
     """Unsandboxed as root, `prlimit --nproc` binds nothing (root is exempt): only the run's
     cgroup stops the bomb, and it ends what is left."""
+    bomb, sleeper = fork_bomb()
     report = prove(
-        Proof(test=f"{FORK_BOMB}\nexit 1", fix=FIX),
+        Proof(test=f"{bomb}\nexit 1", fix=FIX),
         repo,
         first_commit(repo),
         sandbox=UNSANDBOXED,
@@ -277,7 +284,7 @@ def test_a_fork_bomb_run_as_root_is_bounded_by_the_cgroup(repo: Path) -> None:
     )
     assert report.outcome is ProofOutcome.STILL_FAILING, report
     assert report.before is not None and "processes" in report.before.bounds_hit
-    assert _running("sleep 30") == []
+    assert _running(sleeper) == []
 
 
 @pytest.mark.skipif(not total_bounds_work_here(), reason="no writable cgroup on this machine")
