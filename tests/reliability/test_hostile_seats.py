@@ -23,6 +23,7 @@ import pytest
 
 from review.sandbox import Mechanism, detect_sandbox
 from review.sandbox.cgroup import Bound, bounded_group
+from tests.support.processes import running_with
 
 pytestmark = pytest.mark.skipif(
     detect_sandbox().mechanism is not Mechanism.BWRAP, reason="bubblewrap does not run here"
@@ -265,17 +266,6 @@ def test_a_seat_that_floods_stdout_fails_named_and_the_app_stays_small(
     assert "more than 4194304 bytes" in answer["message"]
     # The app holds at most the cap of it (Python and its imports are ~60 MiB here).
     assert answer["max_rss_kib"] < 160 * 1024
-
-
-def running_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "off"])

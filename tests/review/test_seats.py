@@ -37,6 +37,7 @@ from review.sandbox import Mechanism, Sandbox, detect_sandbox
 from review.sandbox.seat import seat_view
 from review.seats import CommandSeat, Seat, make_seat
 from review.shards import PullFile, cut_shards
+from tests.support.processes import running_with
 from tests.support.seat_servers import (
     API_KEY,
     MODEL,
@@ -165,18 +166,6 @@ def test_command_seat_exit_status_fails_the_call_with_stderr(tmp_path: Path) -> 
     assert error.reason is FailureReason.EXIT
     assert "status 1" in str(error)
     assert "cannot reach the model" in str(error)
-
-
-def running_with(marker: str) -> list[int]:
-    """Host pids whose command line holds ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 def wait_until_gone(marker: str, bound_s: float = 10.0) -> list[int]:
