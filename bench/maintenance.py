@@ -31,7 +31,7 @@ from ghapp.db import make_engine, migrate, reading  # noqa: E402
 from ghapp.github.client import GitHubClient  # noqa: E402
 from ghapp.github.installation import InstallationClient  # noqa: E402
 from ghapp.maintenance import CONCURRENT_READS, maintain  # noqa: E402
-from ghapp.simulator import GitHubSimulator, generate_app_key  # noqa: E402
+from ghsim import GitHubSimulator, generate_app_key  # noqa: E402
 
 APP_ID = 4343
 REPO = "bench-org/service"

@@ -23,7 +23,7 @@ from ghapp.github.client import GitHubClient
 from ghapp.handlers.reviews import on_review
 from ghapp.jobs import ClaimedJob
 from ghapp.settings import load_settings
-from ghapp.simulator import GitHubSimulator, addition_patch, generate_app_key
+from ghsim import GitHubSimulator, addition_patch, generate_app_key
 
 APP_ID = 4242
 REPO = "bench-org/monolith"

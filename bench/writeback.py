@@ -36,8 +36,8 @@ from ghapp.db import make_engine, migrate  # noqa: E402
 from ghapp.github.client import GitHubClient  # noqa: E402
 from ghapp.handlers.writeback import write_back  # noqa: E402
 from ghapp.settings import Settings  # noqa: E402
-from ghapp.simulator import GitHubSimulator, generate_app_key  # noqa: E402
 from ghapp.tables import Job, JobState  # noqa: E402
+from ghsim import GitHubSimulator, generate_app_key  # noqa: E402
 
 APP_ID = 4242
 REPO = "bench-org/service"

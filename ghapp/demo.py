@@ -33,8 +33,8 @@ from ghapp.db import make_engine, reading
 from ghapp.jobs import now_ms
 from ghapp.loopback import serve_in_thread
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator, generate_app_key
 from ghapp.tables import Job, JobState
+from ghsim import GitHubSimulator, generate_app_key
 
 APP_ID = 90210
 ORG = "demo-org"

@@ -1,7 +1,12 @@
-"""The dependency rule: `continual` imports neither `review` nor `ghapp`; `review` never `ghapp`."""
+"""The dependency rule: `continual` imports neither `review` nor `ghapp`; `review` never `ghapp`.
+
+The GitHub simulator (`ghsim`) stands beside the rooms: it imports none of them but the loopback
+server, and of the product only the demo imports it.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -9,8 +14,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-LAYERS = ("continual", "review", "ghapp")
-FORBIDDEN = {"continual": ("review", "ghapp"), "review": ("ghapp",)}
+LAYERS = ("continual", "review", "ghapp", "ghsim")
+FORBIDDEN = {
+    "continual": ("review", "ghapp", "ghsim"),
+    "review": ("ghapp", "ghsim"),
+    "ghsim": ("continual", "review"),
+}
+# What of the door the simulator may load, and the one product module that may load the simulator.
+SIMULATOR_USES = {"ghapp", "ghapp.loopback"}
+SIMULATOR_USERS = {"ghapp.demo"}
 
 
 def module_names() -> list[str]:
@@ -24,6 +36,7 @@ def module_names() -> list[str]:
     return names
 
 
+@functools.cache
 def imported_by_each_module() -> dict[str, list[str]]:
     """Import every module alone in a fresh interpreter and list the project modules it pulled in."""
     found = {}
@@ -31,7 +44,7 @@ def imported_by_each_module() -> dict[str, list[str]]:
         probe = (
             f"import importlib, sys, json; importlib.import_module({name!r}); "
             "print(json.dumps(sorted(m for m in sys.modules "
-            "if m.split('.')[0] in ('continual', 'review', 'ghapp'))))"
+            "if m.split('.')[0] in ('continual', 'review', 'ghapp', 'ghsim'))))"
         )
         result = subprocess.run(
             [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
@@ -50,3 +63,23 @@ def test_layers_import_only_downwards() -> None:
         forbidden = FORBIDDEN.get(layer, ())
         violations += [f"{module} imports {m}" for m in loaded if m.split(".")[0] in forbidden]
     assert violations == []
+
+
+def test_the_simulator_stands_outside_the_door() -> None:
+    imports = imported_by_each_module()
+    assert "ghsim.driver" in imports
+    door = {
+        f"{module} imports {m}"
+        for module, loaded in imports.items()
+        if module.startswith("ghsim")
+        for m in loaded
+        if m.startswith("ghapp") and m not in SIMULATOR_USES
+    }
+    assert door == set()
+    users = {
+        module
+        for module, loaded in imports.items()
+        if module.split(".")[0] in ("ghapp", "review", "continual")
+        and any(m.startswith("ghsim") for m in loaded)
+    }
+    assert users <= SIMULATOR_USERS, users

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, select
 
 from continual.markers import parse_suggestion_marker
 from continual.tables import Receipt, ReviewRecord, Suggestion
-from ghapp.simulator import addition_patch
+from ghsim import addition_patch
 from review import records
 from tests.support.review import REVIEW_POSTS, harness, lenses_toml, seat_toml
 from tests.support.simulator import REPO

@@ -17,7 +17,7 @@ from ghapp.github.errors import Forbidden, Gone, RetryAt, Transient, retry_time
 from ghapp.github.installation import numbered_pages
 from ghapp.github.values import DraftComment
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator, addition_patch
+from ghsim import GitHubSimulator, addition_patch
 from tests.support.simulator import (
     APP_ID,
     ORG,

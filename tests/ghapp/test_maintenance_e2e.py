@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from ghapp.simulator import trees
+from ghsim import trees
 from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
 from tests.support.maintenance import (
     APP_PY,

@@ -16,7 +16,7 @@ import pytest
 from ghapp.cli.template import HINDSIGHT_TOML
 from ghapp.preflight import check_app_key, usable_config
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator
+from ghsim import GitHubSimulator
 from review.config import ConfigError
 from review.sandbox import Mechanism, Sandbox
 from tests.conftest import WEBHOOK_SECRET

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ghapp.simulator import GitHubSimulator
+from ghsim import GitHubSimulator
 from tests.support.processes import free_port, ready, start, stop
 from tests.support.setup import ROOT, Setup, register_in_browser
 from tests.support.simulator import APP_ID, ORG, REPO, app_key

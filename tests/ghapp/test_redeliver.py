@@ -16,8 +16,8 @@ from ghapp.app import build_deps, create_app
 from ghapp.cli import main as cli_main
 from ghapp.github.values import HookDelivery
 from ghapp.redeliver import parse_duration, still_failed
-from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Delivery, Job
+from ghsim import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.processes import free_port
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client

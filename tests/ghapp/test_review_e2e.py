@@ -30,7 +30,7 @@ from continual.tables import (
 from continual.writeback import apply_decisions
 from ghapp.cli import review as cli_review
 from ghapp.cli.review import ledgers
-from ghapp.simulator import addition_patch
+from ghsim import addition_patch
 from review import records
 from review.prompt import HEADER_END
 from tests.conftest import WEBHOOK_SECRET

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual.tables import ReviewRecord, Suggestion
-from ghapp.simulator import addition_patch
+from ghsim import addition_patch
 from review.compose import FOLDED_HEADER, OUTSIDE_HEADER, Draft
 from tests.support.reliability import job_of, run_until_done
 from tests.support.review import REVIEW_POSTS, Harness, bug_files, harness, lenses_toml, seat_toml

@@ -11,7 +11,7 @@ import pytest
 from ghapp.github.client import GitHubClient, Rejected
 from ghapp.github.errors import Gone
 from ghapp.github.threads import graphql_url
-from ghapp.simulator import GitHubSimulator, addition_patch
+from ghsim import GitHubSimulator, addition_patch
 from tests.support.simulator import APP_ID, ORG, REPO, FakeClock, app_key, make_client
 
 INSTALLATION = 77

@@ -13,8 +13,8 @@ from sqlalchemy import Engine, select
 
 from continual.tables import Repository
 from ghapp.db import reading
-from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job
+from ghsim import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.processes import environment, free_port, ready, start, stop
 from tests.support.simulator import APP_ID, ORG, REPO, app_key

@@ -18,7 +18,7 @@ from ghapp.github.client import GitHubClient
 from ghapp.registration import GitHubSite, Registration, RegistrationError, load_manifest
 from ghapp.registration.files import Credentials, env_text
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator, generate_app_key
+from ghsim import GitHubSimulator, generate_app_key
 from tests.support.browser import click_and_load
 from tests.support.setup import Setup
 from tests.support.simulator import APP_ID, ORG, REPO, app_key

@@ -27,7 +27,7 @@ from continual.tables import (
 from ghapp.cli.commands import cmd_entry
 from ghapp.cli.people import cmd_recall
 from ghapp.cli.review import ledgers
-from ghapp.simulator import addition_patch
+from ghsim import addition_patch
 from tests.support.review import Harness, harness, lenses_toml, requests_of, seat_toml
 from tests.support.simulator import ORG, REPO
 

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from continual.tables import Entry
 from ghapp.db import make_engine, migrate
-from ghapp.simulator import GitHubSimulator
+from ghsim import GitHubSimulator
 from tests.conftest import FIXTURES, WEBHOOK_SECRET
 from tests.support.processes import environment, free_port, ready, start, stop
 from tests.support.recall import accept, seed, token

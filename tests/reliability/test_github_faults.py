@@ -12,7 +12,7 @@ from sqlalchemy import Engine, select
 
 from continual.tables import ReviewRecord
 from ghapp.db import reading
-from ghapp.simulator import GitHubSimulator
+from ghsim import GitHubSimulator
 from tests.support.reliability import (
     COMMENTS_OF_PULL,
     COMMENTS_OF_REVIEW,

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, select
 from continual.entry_keys import entry_key
 from continual.markers import parse_suggestion_marker
 from continual.tables import Receipt, Suggestion
-from ghapp.simulator import addition_patch
+from ghsim import addition_patch
 from review import compose as composing
 from review.compose import MAX_BODY_CHARS, MAX_COMMENT_CHARS, MAX_REVIEW_CHARS, compose
 from review.contract import Finding

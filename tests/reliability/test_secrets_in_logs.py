@@ -20,8 +20,8 @@ from ghapp.app import build_deps
 from ghapp.handlers import build_router
 from ghapp.logs import FieldsFormatter, JsonFormatter
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator
 from ghapp.worker import Worker
+from ghsim import GitHubSimulator
 from tests.support.reliability import (
     api_token,
     maintainer_says,

@@ -12,8 +12,8 @@ from sqlalchemy import Engine, select
 from continual.tables import Entry, Receipt
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
-from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job
+from ghsim import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.app_harness import INSTALLATION_ID, Harness
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client

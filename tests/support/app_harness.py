@@ -20,8 +20,8 @@ from continual.tables import Repository
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job, JobState
+from ghsim import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support.web import serve, wait_for

@@ -8,8 +8,8 @@ from sqlalchemy import select, update
 
 from continual.tables import Entry, LessonEvent, LessonProvenance
 from ghapp.db import reading
-from ghapp.simulator import trees
-from ghapp.simulator.patches import addition_patch
+from ghsim import trees
+from ghsim.patches import addition_patch
 from tests.support.app_harness import INSTALLATION_ID, Harness
 from tests.support.simulator import REPO
 

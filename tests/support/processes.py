@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from ghapp.simulator import GitHubSimulator
+from ghsim import GitHubSimulator
 from tests.support.simulator import APP_ID, WEBHOOK_SECRET, app_key
 
 

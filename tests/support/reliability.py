@@ -26,9 +26,9 @@ from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghapp.handlers import build_router
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator
 from ghapp.tables import Job, JobState
 from ghapp.worker import Worker
+from ghsim import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.app_harness import INSTALLATION_ID
 from tests.support.review import REVIEW_POSTS, Harness, MsClock

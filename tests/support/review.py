@@ -19,8 +19,8 @@ from ghapp.app import build_deps, create_app
 from ghapp.deps import Deps
 from ghapp.handlers import build_router
 from ghapp.settings import Settings
-from ghapp.simulator import GitHubSimulator, addition_patch
 from ghapp.worker import Worker
+from ghsim import GitHubSimulator, addition_patch
 from review.sandbox import Sandbox
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client

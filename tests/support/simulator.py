@@ -20,7 +20,7 @@ from starlette.routing import Route
 from ghapp.github.client import GitHubClient
 from ghapp.loopback import LoopbackServer, bind
 from ghapp.settings import Settings
-from ghapp.simulator import AppKeyPair, GitHubSimulator, generate_app_key
+from ghsim import AppKeyPair, GitHubSimulator, generate_app_key
 
 APP_ID = 424242
 APP_SLUG = "hindsight"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ghapp.simulator.conversation import check_body, review_comment
-from ghapp.simulator.model import (
+from ghsim.conversation import check_body, review_comment
+from ghsim.model import (
     REACTION_CONTENTS,
     Account,
     ApiError,
@@ -11,7 +11,7 @@ from ghapp.simulator.model import (
     IssueComment,
     Reaction,
 )
-from ghapp.simulator.state import World, check_association, node_id
+from ghsim.state import World, check_association, node_id
 
 
 def create_issue_comment(

@@ -6,11 +6,11 @@ import base64
 
 from starlette.responses import Response
 
-from ghapp.simulator import trees as limits
-from ghapp.simulator.endpoint import Call, Context, json_response
-from ghapp.simulator.model import ApiError
-from ghapp.simulator.pulls import resolve
-from ghapp.simulator.trees import blob_sha, tree_of
+from ghsim import trees as limits
+from ghsim.endpoint import Call, Context, json_response
+from ghsim.model import ApiError
+from ghsim.pulls import resolve
+from ghsim.trees import blob_sha, tree_of
 
 
 def git_tree(ctx: Context, call: Call) -> Response:

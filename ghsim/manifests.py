@@ -14,10 +14,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ghapp.simulator.app_key import generate_app_key
-from ghapp.simulator.endpoint import Call, Context, json_response
-from ghapp.simulator.model import ApiError
-from ghapp.simulator.pending import Posted
+from ghsim.app_key import generate_app_key
+from ghsim.endpoint import Call, Context, json_response
+from ghsim.model import ApiError
+from ghsim.pending import Posted
 
 MAX_FORM_BYTES = 64 * 1024
 NEW_APP_PAGE = """<!doctype html>

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ghapp.simulator.model import ApiError, Commit, FileChange, PullRequest, Repository
-from ghapp.simulator.state import Files, World, as_files, check_association, node_id
-from ghapp.simulator.trees import changed_files
+from ghsim.model import ApiError, Commit, FileChange, PullRequest, Repository
+from ghsim.state import Files, World, as_files, check_association, node_id
+from ghsim.trees import changed_files
 
 
 @dataclass(frozen=True)

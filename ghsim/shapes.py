@@ -6,7 +6,7 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
-from ghapp.simulator.model import (
+from ghsim.model import (
     REACTION_CONTENTS,
     Account,
     Commit,
@@ -19,9 +19,9 @@ from ghapp.simulator.model import (
     Review,
     ReviewComment,
 )
-from ghapp.simulator.pulls import Comparison
-from ghapp.simulator.state import World
-from ghapp.simulator.trees import COMPARE_FILE_LIMIT
+from ghsim.pulls import Comparison
+from ghsim.state import World
+from ghsim.trees import COMPARE_FILE_LIMIT
 
 HTML_URL = "https://github.com"
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"

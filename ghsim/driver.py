@@ -10,16 +10,16 @@ from types import TracebackType
 from typing import Any
 
 from ghapp.loopback import LoopbackServer, bind
-from ghapp.simulator import conversation, issues, pulls
-from ghapp.simulator.endpoint import Context
-from ghapp.simulator.hooks import Attempt
-from ghapp.simulator.model import Author, FileChange, Installation
-from ghapp.simulator.patches import addition_patch
-from ghapp.simulator.pushes import PushDriver
-from ghapp.simulator.recording import Fault, Faults, LoggedRequest, RequestLog
-from ghapp.simulator.routes import build_app
-from ghapp.simulator.state import Files, World, check_association
-from ghapp.simulator.webhooks import Delivery, Payloads, encode, post_body
+from ghsim import conversation, issues, pulls
+from ghsim.endpoint import Context
+from ghsim.hooks import Attempt
+from ghsim.model import Author, FileChange, Installation
+from ghsim.patches import addition_patch
+from ghsim.pushes import PushDriver
+from ghsim.recording import Fault, Faults, LoggedRequest, RequestLog
+from ghsim.routes import build_app
+from ghsim.state import Files, World, check_association
+from ghsim.webhooks import Delivery, Payloads, encode, post_body
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
-from ghapp.simulator.model import (
+from ghsim.model import (
     VALID_ASSOCIATIONS,
     Account,
     ApiError,
@@ -25,7 +25,7 @@ from ghapp.simulator.model import (
     Review,
     ReviewComment,
 )
-from ghapp.simulator.pending import PendingManifests
+from ghsim.pending import PendingManifests
 
 DEFAULT_PERMISSIONS = {
     "contents": "read",

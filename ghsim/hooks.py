@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ghapp.simulator.model import ApiError
-from ghapp.simulator.shapes import iso
-from ghapp.simulator.webhooks import Delivery
+from ghsim.model import ApiError
+from ghsim.shapes import iso
+from ghsim.webhooks import Delivery
 
 Send = Callable[[str, bytes, str | None, str], Delivery]  # event, body, action, guid
 Configure = Callable[[str, str], None]  # webhook url, secret

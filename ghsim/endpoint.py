@@ -15,11 +15,11 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ghapp.simulator.hooks import HookLog
-from ghapp.simulator.model import ApiError, Installation
-from ghapp.simulator.recording import RECORDED_HEADERS, Faults, LoggedRequest, RequestLog
-from ghapp.simulator.shapes import Shapes
-from ghapp.simulator.state import World
+from ghsim.hooks import HookLog
+from ghsim.model import ApiError, Installation
+from ghsim.recording import RECORDED_HEADERS, Faults, LoggedRequest, RequestLog
+from ghsim.shapes import Shapes
+from ghsim.state import World
 
 DOCS_URL = "https://docs.github.com/rest"
 DEFAULT_PER_PAGE = 30

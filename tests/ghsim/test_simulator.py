@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ghapp.simulator import ApiError, GitHubSimulator, addition_patch, delivery_headers, sign
+from ghsim import ApiError, GitHubSimulator, addition_patch, delivery_headers, sign
 from tests.support.simulator import (
     APP_ID,
     ORG,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ghapp.simulator.patches import count_changes
+from ghsim.patches import count_changes
 
 VALID_ASSOCIATIONS = frozenset(
     {

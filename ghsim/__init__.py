@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ghapp.simulator.app_key import AppKeyPair, generate_app_key
-from ghapp.simulator.driver import GitHubSimulator
-from ghapp.simulator.model import ApiError, FileChange
-from ghapp.simulator.patches import addition_patch
-from ghapp.simulator.recording import Fault, LoggedRequest
-from ghapp.simulator.webhooks import Delivery, delivery_headers, sign
+from ghsim.app_key import AppKeyPair, generate_app_key
+from ghsim.driver import GitHubSimulator
+from ghsim.model import ApiError, FileChange
+from ghsim.patches import addition_patch
+from ghsim.recording import Fault, LoggedRequest
+from ghsim.webhooks import Delivery, delivery_headers, sign
 
 __all__ = [
     "ApiError",

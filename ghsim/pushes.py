@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ghapp.simulator import trees
+from ghsim import trees
 
 if TYPE_CHECKING:
-    from ghapp.simulator.state import World
-    from ghapp.simulator.webhooks import Payloads
+    from ghsim.state import World
+    from ghsim.webhooks import Payloads
 
 
 class PushDriver:

@@ -13,11 +13,11 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ghapp.simulator import conversation
-from ghapp.simulator.endpoint import Call, Context, json_response
-from ghapp.simulator.model import ApiError, PullRequest, Reaction, ReviewComment
-from ghapp.simulator.shapes import iso
-from ghapp.simulator.state import World
+from ghsim import conversation
+from ghsim.endpoint import Call, Context, json_response
+from ghsim.model import ApiError, PullRequest, Reaction, ReviewComment
+from ghsim.shapes import iso
+from ghsim.state import World
 
 Json = dict[str, Any]
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ghapp.simulator.model import ApiError, Author, PullRequest, Review, ReviewComment
-from ghapp.simulator.patches import diff_hunk, find_line, parse_patch, position_of
-from ghapp.simulator.state import World, check_association, node_id
+from ghsim.model import ApiError, Author, PullRequest, Review, ReviewComment
+from ghsim.patches import diff_hunk, find_line, parse_patch, position_of
+from ghsim.state import World, check_association, node_id
 
 MAX_BODY = 65536
 REVIEW_STATES = {

@@ -6,8 +6,8 @@ import difflib
 import hashlib
 from collections.abc import Mapping
 
-from ghapp.simulator.model import ApiError, FileChange, Repository
-from ghapp.simulator.state import World
+from ghsim.model import ApiError, FileChange, Repository
+from ghsim.state import World
 
 # GitHub's limits: a recursive tree lists at most this many entries (then `truncated`), compare
 # lists at most this many files, and contents serves files up to this many bytes.

@@ -6,8 +6,8 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghapp.simulator import conversation, git, graphql, issues, manifests, pulls
-from ghapp.simulator.endpoint import (
+from ghsim import conversation, git, graphql, issues, manifests, pulls
+from ghsim.endpoint import (
     Call,
     Context,
     Handler,
@@ -16,8 +16,8 @@ from ghapp.simulator.endpoint import (
     paginate,
     per_page,
 )
-from ghapp.simulator.model import ApiError, Author
-from ghapp.simulator.shapes import iso
+from ghsim.model import ApiError, Author
+from ghsim.shapes import iso
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 

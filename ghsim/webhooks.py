@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from ghapp.simulator.model import (
+from ghsim.model import (
     REACTION_CONTENTS,
     Account,
     Installation,
@@ -22,7 +22,7 @@ from ghapp.simulator.model import (
     Review,
     ReviewComment,
 )
-from ghapp.simulator.shapes import HTML_URL, Shapes, iso
+from ghsim.shapes import HTML_URL, Shapes, iso
 
 log = logging.getLogger(__name__)
 
