@@ -11,12 +11,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import bar
-from continual.decide import Author, ThreadComment
 from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
-from continual.pull import PullState, decide_pull
 from continual.replies import classify_reply
 from continual.stored import StoredSuggestion
+from continual.writeback.pull import PullState, decide_pull
+from continual.writeback.threads import Author, ThreadComment
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replies.jsonl"
 # Written from measured facts about how real maintainers answer, before the rules were changed for

@@ -14,12 +14,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import bar
-from continual.decide import Author, ThreadComment, is_maintainer
 from continual.judge.questions import undecided_replies
 from continual.markers import neutralise, parse_suggestion_marker, with_suggestion_marker
-from continual.pull import PullState
 from continual.replies import classify_reply, is_undo
 from continual.secrets import find_secret
+from continual.writeback.pull import PullState
+from continual.writeback.threads import Author, ThreadComment, is_maintainer
 from tests.support.store import stored_suggestion
 
 SLUG = "hindsight"

@@ -29,14 +29,14 @@ from bench.decisions import CORPUS, synthetic_pull  # noqa: E402
 from continual import store  # noqa: E402
 from continual.entry_keys import entry_key  # noqa: E402
 from continual.markers import with_suggestion_marker  # noqa: E402
-from continual.pull import decide_pull  # noqa: E402
 from continual.tables import Account, Repository  # noqa: E402
+from continual.writeback.pull import decide_pull  # noqa: E402
 from ghapp.app import build_deps  # noqa: E402
 from ghapp.db import make_engine, migrate  # noqa: E402
 from ghapp.github.client import GitHubClient  # noqa: E402
-from ghapp.handlers.writeback import write_back  # noqa: E402
 from ghapp.settings import Settings  # noqa: E402
 from ghapp.tables import Job, JobState  # noqa: E402
+from ghapp.writeback.pipeline import write_back  # noqa: E402
 from ghsim import GitHubSimulator, generate_app_key  # noqa: E402
 
 APP_ID = 4242

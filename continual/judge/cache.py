@@ -21,12 +21,12 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from continual.decide import ThreadComment
 from continual.judge.grounding import Outcome, judge_rule
 from continual.orm import Base
 from continual.replies import Verdict
 from continual.secrets import redact_optional
 from continual.values import Decision, Reason
+from continual.writeback.threads import ThreadComment
 
 
 class JudgeVerdictRow(Base):

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from continual.decide import ThreadComment
 from continual.replies import TYPED_REASONS, Verdict
 from continual.values import Decision, Reason
+from continual.writeback.threads import ThreadComment
 
 RULE_PREFIX = "judge:"
 _WORDY = re.compile(r"\w")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from continual.decide import ThreadComment, build_threads, is_maintainer
-from continual.pull import PullState
 from continual.replies import classify_reply
 from continual.replies.grammar import typed
 from continual.stored import StoredSuggestion
+from continual.writeback.pull import PullState
+from continual.writeback.threads import ThreadComment, build_threads, is_maintainer
 
 
 @dataclass(frozen=True)

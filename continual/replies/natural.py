@@ -10,7 +10,7 @@ from continual.replies.verdict import Verdict, fold
 from continual.values import Decision, Reason
 
 # The rule of a reply that only agrees ("Good catch!"): it agrees with whoever spoke last, so it
-# decides only where the suggestion is what it answers (see continual/decide.py).
+# decides only where the suggestion is what it answers (see continual/writeback/threads.py).
 AGREEMENT_RULE = "natural.agreed"
 
 # Replies longer than this (after quotes and code are removed) are discussion, not a verdict.

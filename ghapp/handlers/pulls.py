@@ -11,8 +11,8 @@ from ghapp.envelopes import (
     ReviewEvent,
 )
 from ghapp.handlers.reviews import on_review
-from ghapp.handlers.writeback import on_writeback
 from ghapp.router import Payload, Route
+from ghapp.writeback.pipeline import on_writeback
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 WRITEBACK_ACTIONS = frozenset({"synchronize", "closed", "reopened"})

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from continual.applied import Replacement, added_runs, applied_suggestions, replacement_lines
+from continual.writeback.applied import (
+    Replacement,
+    added_runs,
+    applied_suggestions,
+    replacement_lines,
+)
 
 PATCH = "@@ -10,3 +10,3 @@ def load():\n     config = read()\n-    run(config)\n+    if config is None:\n+        raise ValueError('no config')\n+    run(config)\n"
 BLOCK = Replacement(

@@ -11,7 +11,7 @@ from continual.consolidation import Lesson, consolidate, plan_merges, same_advic
 from continual.suppression import suppressing, suppressions
 from continual.tables import Entry, Receipt
 from continual.values import Decision, Reason
-from continual.writeback import apply_decisions
+from continual.writeback.apply import apply_decisions
 from tests.support.store import (
     OTHER_REPO_ID,
     REPO_ID,

@@ -8,7 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from continual.decide import (
+from continual.entry_keys import entry_key
+from continual.markers import render_fix_marker, with_suggestion_marker
+from continual.values import Decision, Reason, Source
+from continual.writeback.pull import PullState, decide_pull
+from continual.writeback.threads import (
     Author,
     FixPull,
     Thread,
@@ -19,10 +23,6 @@ from continual.decide import (
     decide_thread,
     is_maintainer,
 )
-from continual.entry_keys import entry_key
-from continual.markers import render_fix_marker, with_suggestion_marker
-from continual.pull import PullState, decide_pull
-from continual.values import Decision, Reason, Source
 from tests.support.store import stored_suggestion
 
 SLUG = "hindsight"

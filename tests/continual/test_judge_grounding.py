@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine
 
-from continual.decide import Author, ThreadComment
 from continual.judge import (
     JudgeAnswer,
     Judgement,
@@ -19,9 +18,10 @@ from continual.judge import (
     keep,
     undecided_replies,
 )
-from continual.pull import decide_pull
 from continual.replies import Verdict
 from continual.values import Decision, Reason, Source
+from continual.writeback.pull import decide_pull
+from continual.writeback.threads import Author, ThreadComment
 from tests.continual.test_pull import CONTRIBUTOR, T0, comment, pull, reply
 from tests.support.store import ACCOUNT_ID, OTHER_REPO_ID, REPO_ID, seed_tenant, stored_suggestion
 

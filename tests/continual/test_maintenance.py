@@ -21,7 +21,7 @@ from continual.maintenance import (
 from continual.maintenance.anchors import head_side, rewrite
 from continual.maintenance.plan import Decider, make_plan
 from continual.tables import Entry, LessonEvent, LessonProvenance
-from continual.writeback import apply_decisions, new_entry_for
+from continual.writeback.apply import apply_decisions, new_entry_for
 from ghsim.patches import addition_patch
 from tests.support.store import (
     REPO_ID,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from continual.decide import Author, ThreadComment
 from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
-from continual.pull import ChangesSince, PullState, comparison_base, decide_pull
 from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
+from continual.writeback.pull import ChangesSince, PullState, comparison_base, decide_pull
+from continual.writeback.threads import Author, ThreadComment
 from tests.support.store import TITLE, stored_suggestion
 
 SLUG = "hindsight"

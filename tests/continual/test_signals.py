@@ -6,13 +6,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continual.decide import Author, ThreadComment
 from continual.markers import with_suggestion_marker
-from continual.pull import ChangesSince, PullState, decide_pull, unknown_actors
 from continual.replies import TYPED_REASONS, classify_reply, is_undo
-from continual.signals import Merge, Reaction, changed_lines, touches
 from continual.stored import StoredSuggestion
 from continual.values import Reason, Source
+from continual.writeback.pull import ChangesSince, PullState, decide_pull, unknown_actors
+from continual.writeback.signals import Merge, Reaction, changed_lines, touches
+from continual.writeback.threads import Author, ThreadComment
 
 SLUG = "hindsight"
 BOT = Author(f"{SLUG}[bot]", "Bot", "NONE")

@@ -14,7 +14,7 @@ from continual.suppression import Mechanism, PathReceipt, Standing
 from continual.surfaces import preview_recall
 from continual.tables import Account, Entry, EntryChange, Receipt
 from continual.values import Decision, EntryState, Reason, Scope, Source
-from continual.writeback import apply_decisions
+from continual.writeback.apply import apply_decisions
 from ghapp.db import make_engine, reading
 from tests.support.recall import accept, entry_of, seed
 from tests.support.store import ACCOUNT_ID, REPO_ID, add_suggestion, decision, seed_tenant

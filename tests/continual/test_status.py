@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from continual.markers import parse_suggestion_marker, with_suggestion_marker
-from continual.status import (
+from continual.stored import StoredReceipt
+from continual.writeback.status import (
     STATUS_MARKER,
     StatusEdit,
     ThreadStatus,
@@ -13,7 +14,6 @@ from continual.status import (
     status_edits,
     with_status,
 )
-from continual.stored import StoredReceipt
 
 BODY = with_suggestion_marker("**Unchecked value**", "s1", "lesson/unchecked-value-0123456789")
 RECEIPT = StoredReceipt(

@@ -13,7 +13,7 @@ from continual import store
 from continual.lifecycle import CONFIRMATION_TTL_MS, entry_state
 from continual.tables import Entry, Receipt
 from continual.values import Decision, EntryState, Reason
-from continual.writeback import apply_decisions, new_entry_for
+from continual.writeback.apply import apply_decisions, new_entry_for
 from tests.support.store import add_suggestion, decision, seed_tenant
 
 NOW = 1_700_000_000_000

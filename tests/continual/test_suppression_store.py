@@ -9,7 +9,7 @@ from continual import store
 from continual.suppression import suppressing, suppressions
 from continual.tables import Entry, Receipt
 from continual.values import Decision, Reason
-from continual.writeback import apply_decisions
+from continual.writeback.apply import apply_decisions
 from tests.support.store import OTHER_REPO_ID, REPO_ID, add_suggestion, decision, seed_tenant
 
 AT_S = 1_700_000_000

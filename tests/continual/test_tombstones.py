@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, delete, select
 
 from continual import store
-from continual.decide import Author, ThreadComment
 from continual.markers import with_suggestion_marker
-from continual.pull import PullState
 from continual.tables import Entry, Receipt, Suggestion, TombstonedSource
-from continual.writeback import write_back_pull
+from continual.writeback.apply import write_back_pull
+from continual.writeback.pull import PullState
+from continual.writeback.threads import Author, ThreadComment
 from tests.support.store import REPO_ID, add_suggestion, seed_tenant
 
 SLUG = "hindsight"

@@ -27,7 +27,7 @@ from continual.tables import (
     ReviewRecord,
     Suggestion,
 )
-from continual.writeback import apply_decisions
+from continual.writeback.apply import apply_decisions
 from ghapp.cli import review as cli_review
 from ghapp.cli.review import ledgers
 from ghsim import addition_patch

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual.markers import parse_suggestion_marker, with_suggestion_marker
-from continual.status import STATUS_MARKER
 from continual.tables import Receipt
+from continual.writeback.status import STATUS_MARKER
 from ghapp.db import reading
 from ghapp.tables import Job
 from tests.support.app_harness import Harness, running_app

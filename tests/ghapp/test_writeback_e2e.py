@@ -15,8 +15,8 @@ from continual.markers import render_fix_marker, with_suggestion_marker
 from continual.tables import Entry, Receipt
 from ghapp.app import build_deps
 from ghapp.db import reading
-from ghapp.handlers.writeback import write_back
 from ghapp.tables import Job
+from ghapp.writeback.pipeline import write_back
 from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
 from tests.support.simulator import REPO, make_client
 from tests.support.web import wait_for

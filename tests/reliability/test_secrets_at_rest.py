@@ -13,7 +13,7 @@ from sqlalchemy import Engine, select
 
 from continual import persons, store
 from continual.tables import Entry, LinkName, Receipt, ReviewRecord, Suggestion
-from continual.writeback import apply_decisions
+from continual.writeback.apply import apply_decisions
 from ghsim import addition_patch
 from review.contract import parse_result_object
 from tests.support.review import harness, lenses_toml, seat_toml

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import Engine
 
 from continual.judge import JudgeAnswer, undecided_replies
-from continual.pull import PullState
 from continual.values import Decision
+from continual.writeback.pull import PullState
 from review.config import SeatConfig, SeatKind
 from review.contract import CallFailed, FailureReason
 from review.judge import SCHEMA, SYSTEM_PROMPT, build_judge_request, parse_judge_answer

@@ -12,13 +12,13 @@ from pathlib import Path
 from sqlalchemy import Engine, insert, select
 
 from continual import persons, store
-from continual.decide import ThreadDecision
 from continual.entry_keys import entry_key
 from continual.lifecycle import DAY_MS
 from continual.stored import StoredEntry
 from continual.tables import Account, Entry, Repository
 from continual.values import Decision, Reason, Source
-from continual.writeback import apply_decisions
+from continual.writeback.apply import apply_decisions
+from continual.writeback.threads import ThreadDecision
 from ghapp.app import build_deps, create_app
 from ghapp.settings import Settings
 from tests.support.web import serve

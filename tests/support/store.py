@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy import Engine, insert
 
 from continual import store
-from continual.decide import ThreadDecision
 from continual.entry_keys import entry_key
 from continual.stored import StoredSuggestion
 from continual.tables import Account, Repository
 from continual.values import Decision, Reason, Source
-from continual.writeback import new_entry_for
+from continual.writeback.apply import new_entry_for
+from continual.writeback.threads import ThreadDecision
 
 ACCOUNT_ID = 101
 REPO_ID = 201

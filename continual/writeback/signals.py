@@ -8,9 +8,9 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from continual.decide import Thread, ThreadComment, ThreadDecision, is_bot
 from continual.replies import classify_reply
 from continual.values import Decision, Reason, Source
+from continual.writeback.threads import Thread, ThreadComment, ThreadDecision, is_bot
 
 THUMBS_UP = "+1"
 THUMBS_DOWN = "-1"

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from continual.decide import build_threads
-from continual.pull import PullState
-from continual.status import ThreadStatus, status_edits
 from continual.values import Source
-from continual.writeback import PullResult, thread_receipts
+from continual.writeback.apply import PullResult, thread_receipts
+from continual.writeback.pull import PullState
+from continual.writeback.status import ThreadStatus, status_edits
+from continual.writeback.threads import build_threads
 from ghapp.github.errors import Forbidden, Gone, Rejected
 from ghapp.github.installation import InstallationClient
 from review.config import Acknowledge

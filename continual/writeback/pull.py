@@ -6,9 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from continual.applied import RULE as APPLIED_RULE
-from continual.applied import Replacement, applied_suggestions, replacement_lines
-from continual.decide import (
+from continual.replies import Verdict
+from continual.stored import StoredSuggestion
+from continual.values import Decision, Source
+from continual.writeback.applied import RULE as APPLIED_RULE
+from continual.writeback.applied import Replacement, applied_suggestions, replacement_lines
+from continual.writeback.signals import (
+    REACTION_RULES,
+    Merge,
+    Reaction,
+    author_acceptance,
+    decide_author_fix,
+    decide_reactions,
+)
+from continual.writeback.threads import (
     Author,
     Thread,
     ThreadComment,
@@ -19,17 +30,6 @@ from continual.decide import (
     is_maintainer,
     undo_reply,
 )
-from continual.replies import Verdict
-from continual.signals import (
-    REACTION_RULES,
-    Merge,
-    Reaction,
-    author_acceptance,
-    decide_author_fix,
-    decide_reactions,
-)
-from continual.stored import StoredSuggestion
-from continual.values import Decision, Source
 
 
 @dataclass(frozen=True)

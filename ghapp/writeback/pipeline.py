@@ -10,25 +10,25 @@ from datetime import UTC, datetime
 from typing import Any
 
 from continual import store
-from continual.decide import Author, FixPull
 from continual.maintenance import note_merge
-from continual.pull import PullState
 from continual.replies import Verdict
 from continual.stored import StoredSuggestion
-from continual.writeback import (
+from continual.writeback.apply import (
     PullResult,
     WritebackResult,
     fix_pull_suggestion,
     write_back_fix_pull,
     write_back_pull,
 )
+from continual.writeback.pull import PullState
+from continual.writeback.threads import Author, FixPull
 from ghapp.db import reading
 from ghapp.deps import Deps
-from ghapp.handlers.acknowledge import acknowledge
-from ghapp.handlers.pullstate import read_pull, thread_comment
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Payload
 from ghapp.tenants import note_repository
+from ghapp.writeback.acknowledge import acknowledge
+from ghapp.writeback.read import read_pull, thread_comment
 from review.config import WritebackSettings
 from review.judging import judge_pull
 from review.seats import make_seat

@@ -7,16 +7,16 @@ import math
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from continual.decide import Author, ThreadComment
-from continual.pull import (
+from continual.stored import StoredSuggestion
+from continual.writeback.pull import (
     ChangesSince,
     PullState,
     comparison_base,
     needs_signals,
     unknown_actors,
 )
-from continual.signals import Merge, Reaction
-from continual.stored import StoredSuggestion
+from continual.writeback.signals import Merge, Reaction
+from continual.writeback.threads import Author, ThreadComment
 from ghapp.github.errors import Forbidden, Gone, Rejected
 from ghapp.github.installation import MAINTAINER_PERMISSIONS, InstallationClient
 from ghapp.github.threads import PullThreads

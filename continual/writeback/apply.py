@@ -14,16 +14,16 @@ from continual import store
 from continual.admission import admit
 from continual.associations import associate
 from continual.consolidation import consolidate_after
-from continual.decide import FixPull, ThreadDecision, decide_fix_pr
 from continual.maintenance.anchors import Anchors, context_of
 from continual.maintenance.records import record_provenance
 from continual.markers import parse_fix_marker
-from continual.pull import PullDecisions, PullState, decide_pull
 from continual.replies import Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
+from continual.writeback.pull import PullDecisions, PullState, decide_pull
+from continual.writeback.threads import FixPull, ThreadDecision, decide_fix_pr
 
 log = logging.getLogger(__name__)
 
