@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from continual.decide import ThreadComment
 from continual.judge import JudgeAnswer, Question
 from continual.values import Reason
+from continual.writeback.threads import ThreadComment
 from review.config import SeatConfig
 from review.contract import CallFailed, FailureReason
 from review.seats import TextSeat, extract_json_text

@@ -19,8 +19,8 @@ from continual.judge import (
     keep,
     undecided_replies,
 )
-from continual.pull import PullState
 from continual.replies import Verdict
+from continual.writeback.pull import PullState
 from review.contract import CallFailed
 from review.judge import ask_judge
 from review.seats import TextSeat
