@@ -1,0 +1,58 @@
+"""Stored session memory: the items a review kept and the hits its subjects scored later."""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from continual.orm import Base
+
+
+class MemoryItemRow(Base):
+    """What a review learned and kept: active for 90 days once the app observed it or seats of
+    two labs reported it (``source``), else a candidate (a seat's claim) for 30."""
+
+    __tablename__ = "memory_items"
+    __table_args__ = (Index("ix_memory_items_recall", "repository_id", "expires_ms"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"))
+    review_id: Mapped[str] = mapped_column(String(64), index=True)  # the session
+    kind: Mapped[str] = mapped_column(String(16))
+    subject: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    seat: Mapped[str] = mapped_column(String(100))
+    lens: Mapped[str] = mapped_column(String(100), default="")
+    commit: Mapped[str] = mapped_column(String(40))
+    files: Mapped[str] = mapped_column(Text, default="[]")  # JSON list of paths
+    state: Mapped[str] = mapped_column(String(16))
+    source: Mapped[str] = mapped_column(String(16), server_default="reported")
+    reporters: Mapped[str] = mapped_column(Text, server_default="[]")  # JSON [[seat, lab], …]
+    expires_ms: Mapped[int] = mapped_column(BigInteger)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class MemoryHitRow(Base):
+    """A recalled subject that came up again in a later review."""
+
+    __tablename__ = "memory_hits"
+    __table_args__ = (UniqueConstraint("review_id", "subject_sha256"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(
+        ForeignKey("repositories.id", ondelete="CASCADE"), index=True
+    )
+    review_id: Mapped[str] = mapped_column(String(64), index=True)  # the review it came up in
+    recalled_review_id: Mapped[str] = mapped_column(String(64))  # the session that learned it
+    kind: Mapped[str] = mapped_column(String(16))
+    subject: Mapped[str] = mapped_column(Text)
+    subject_sha256: Mapped[str] = mapped_column(String(64))
+    seat: Mapped[str] = mapped_column(String(100))
+    call_id: Mapped[str] = mapped_column(String(200))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
