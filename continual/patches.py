@@ -3,8 +3,8 @@
 The one reader of a diff in the project (the simulator's patch writer aside). Its rules, the
 ones GitHub numbers comments by:
 
-- a hunk opens at a header ``@@ -a[,b] +c[,d] @@ section``; anything else that starts with
-  ``@@`` is not a header;
+- a hunk opens at a header ``@@ -a[,b] +c[,d] @@ section`` (numbers of at most MAX_DIGITS
+  digits); anything else that starts with ``@@`` is not a header;
 - text before the first header belongs to no hunk and is not read;
 - in a hunk a line is added (``+``), removed (``-``) or context (`` ``) by its first character;
   ``\\ No newline at end of file`` is neither file's line and is passed over; any other line
@@ -24,6 +24,8 @@ Kind = Literal["+", "-", " "]
 
 HEADER_START = "@@ -"
 NO_NEWLINE = "\\"
+# A line number longer than this is no line number (and Python refuses to read one of 4,300).
+MAX_DIGITS = 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +61,14 @@ class _Header:
     section: str
 
 
+def _number(text: str) -> bool:
+    return text.isdecimal() and len(text) <= MAX_DIGITS
+
+
 def _range(text: str) -> tuple[int, int] | None:
     """``start[,count]`` of a header (count 1 when left out), or None if it is not one."""
     start, comma, count = text.partition(",")
-    if not start.isdecimal() or (comma and not count.isdecimal()):
+    if not _number(start) or (comma and not _number(count)):
         return None
     return int(start), int(count) if comma else 1
 
