@@ -15,8 +15,9 @@ from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
 from continual.replies import classify_reply
 from continual.stored import StoredSuggestion
+from continual.writeback.authors import Author
 from continual.writeback.pull import PullState, decide_pull
-from continual.writeback.threads import Author, ThreadComment
+from continual.writeback.threads import ThreadComment
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replies.jsonl"
 # Written from measured facts about how real maintainers answer, before the rules were changed for

@@ -18,8 +18,9 @@ from continual.judge.questions import undecided_replies
 from continual.markers import neutralise, parse_suggestion_marker, with_suggestion_marker
 from continual.replies import classify_reply, is_undo
 from continual.secrets import find_secret
+from continual.writeback.authors import Author, is_maintainer
 from continual.writeback.pull import PullState
-from continual.writeback.threads import Author, ThreadComment, is_maintainer
+from continual.writeback.threads import ThreadComment
 from tests.support.store import stored_suggestion
 
 SLUG = "hindsight"

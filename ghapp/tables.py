@@ -72,10 +72,6 @@ class Job(Base):
     finished_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
-# Every table of the app, the core's and the door's: what migrations and purges work on.
-METADATA = Base.metadata
-
-
 class LedgerSession(Base):
     """A signed-in `/ledger` session, kept server-side so signing out ends it at once.
 
@@ -92,3 +88,7 @@ class LedgerSession(Base):
     token_id: Mapped[str] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
     created_ms: Mapped[int] = mapped_column(BigInteger)
     expires_ms: Mapped[int] = mapped_column(BigInteger, index=True)
+
+
+# Every table of the app, the core's and the door's: what migrations and purges work on.
+METADATA = Base.metadata

@@ -12,13 +12,14 @@ from sqlalchemy.exc import IntegrityError
 from continual import store
 from continual.maintenance.anchors import verify_anchors
 from continual.memory import MemoryHit, MemoryItem, delete_rows, save_hits, save_items
-from continual.proofs import NewProof, ProofEvidence, ProofRow, record_proofs
+from continual.proofs import NewProof, ProofEvidence, record_proofs
 from continual.secrets import redact, redact_json, redact_optional
 from continual.suppression import Withheld, record_withheld
 from continual.tables import (
     Agreement,
     CallRecordRow,
     CallStatus,
+    ProofRow,
     ReviewRecord,
     ReviewState,
     Suggestion,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from continual.judge.cache import (
     Judgement,
-    JudgeVerdictRow,
     Revision,
     judgements,
     keep,
@@ -15,7 +14,6 @@ from continual.judge.questions import Question, undecided_replies
 __all__ = [
     "RULE_PREFIX",
     "JudgeAnswer",
-    "JudgeVerdictRow",
     "Judgement",
     "Outcome",
     "Question",

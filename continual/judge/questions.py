@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from continual.replies import classify_reply
 from continual.replies.grammar import typed
 from continual.stored import StoredSuggestion
+from continual.writeback.authors import is_maintainer
 from continual.writeback.pull import PullState
-from continual.writeback.threads import ThreadComment, build_threads, is_maintainer
+from continual.writeback.threads import ThreadComment, build_threads
 
 
 @dataclass(frozen=True)

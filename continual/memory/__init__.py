@@ -1,4 +1,5 @@
-"""Session memory that outlives its review: rows, values, save, recall, files, rendering, forget."""
+"""Session memory that outlives its review: values, save, recall, files, rendering, forget (its
+tables live in ``continual.tables.memory``)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ from continual.memory.render import (
     handed_key,
     recalled_block,
 )
-from continual.memory.rows import MemoryHitRow, MemoryItemRow
 from continual.memory.store import (
     delete_rows,
     hits_by_repository,
@@ -45,9 +45,7 @@ __all__ = [
     "Forgotten",
     "ItemKind",
     "MemoryHit",
-    "MemoryHitRow",
     "MemoryItem",
-    "MemoryItemRow",
     "Relevance",
     "Reporter",
     "Source",

@@ -20,7 +20,7 @@ from continual.memory.items import (
     without_secrets,
 )
 from continual.memory.provenance import Reporter, Source, joined, reported_source
-from continual.memory.rows import MemoryHitRow, MemoryItemRow
+from continual.tables import MemoryHitRow, MemoryItemRow
 from continual.values import EntryState
 
 EXPIRED = "expired"

@@ -13,13 +13,11 @@ from continual.summary.build import (
     fingerprint,
     is_summary_id,
 )
-from continual.summary.rows import MemorySummaryRow
 
 __all__ = [
     "GUIDANCE",
     "SUMMARY_ID",
     "SUMMARY_MAX_CHARS",
-    "MemorySummaryRow",
     "Summary",
     "build_summary",
     "fingerprint",

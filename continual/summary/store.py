@@ -15,8 +15,8 @@ from continual.recall.cards import Card
 from continual.recall.snapshot import Snapshot
 from continual.secrets import redact
 from continual.summary.build import SUMMARY_ID, build_summary, fingerprint
-from continual.summary.rows import MemorySummaryRow
 from continual.suppression import refused_cards, suppressions, unrefused
+from continual.tables import MemorySummaryRow
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,15 +3,14 @@ the judge."""
 
 from __future__ import annotations
 
-from continual.judge.cache import JudgeVerdictRow
-from continual.memory.rows import MemoryHitRow, MemoryItemRow
-from continual.orm import Base
-from continual.proofs import ProofRow
-from continual.summary.rows import MemorySummaryRow
+from continual.tables.base import NAMING_CONVENTION, Base
 from continual.tables.changes import EntryChange
+from continual.tables.judge import JudgeVerdictRow
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.links import LinkName
+from continual.tables.memory import MemoryHitRow, MemoryItemRow, MemorySummaryRow
 from continual.tables.people import Injection, Person, Token
+from continual.tables.proofs import ProofRow
 from continual.tables.reviews import (
     Agreement,
     CallRecordRow,
@@ -30,6 +29,7 @@ from continual.tables.store import (
 )
 
 __all__ = [
+    "NAMING_CONVENTION",
     "Account",
     "Agreement",
     "Base",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from continual.orm import Base
+from continual.tables.base import Base
 
 
 class LessonProvenance(Base):

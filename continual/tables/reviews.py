@@ -1,4 +1,4 @@
-"""Tables of reviews and their calls; the memory they keep lives in ``continual.memory.rows``."""
+"""Tables of reviews, their calls, the agreements between seats and the findings held back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from enum import StrEnum
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from continual.orm import Base
+from continual.tables.base import Base
 
 
 class ReviewState(StrEnum):

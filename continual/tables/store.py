@@ -16,7 +16,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from continual.orm import Base
+from continual.tables.base import Base
 
 
 class Account(Base):

@@ -22,6 +22,7 @@ from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
+from continual.writeback.authors import bot_login
 from continual.writeback.pull import PullDecisions, PullState, decide_pull
 from continual.writeback.threads import FixPull, ThreadDecision, decide_fix_pr
 
@@ -298,7 +299,7 @@ def write_back_fix_pull(
     """Record what a closed fix PR decided about its suggestion; None when it decided nothing."""
     decision = decide_fix_pr(
         fix,
-        bot_login=f"{app_slug}[bot]",
+        bot_login=bot_login(app_slug),
         app_slug=app_slug,
         suggestion_repositories=suggestion_repositories,
     )

@@ -11,6 +11,7 @@ from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
 from continual.writeback.applied import RULE as APPLIED_RULE
 from continual.writeback.applied import Replacement, applied_suggestions, replacement_lines
+from continual.writeback.authors import Author, bot_login, is_bot, is_maintainer
 from continual.writeback.signals import (
     REACTION_RULES,
     Merge,
@@ -20,14 +21,11 @@ from continual.writeback.signals import (
     decide_reactions,
 )
 from continual.writeback.threads import (
-    Author,
     Thread,
     ThreadComment,
     ThreadDecision,
     build_threads,
     decide_thread,
-    is_bot,
-    is_maintainer,
     undo_reply,
 )
 
@@ -65,7 +63,7 @@ class PullState:
 
     @property
     def bot_login(self) -> str:
-        return f"{self.app_slug}[bot]"
+        return bot_login(self.app_slug)
 
 
 @dataclass(frozen=True)

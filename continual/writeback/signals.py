@@ -3,14 +3,15 @@ maintainer merged (docs/writeback.md, "Every maintainer signal")."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from continual.patches import changed_new_lines
 from continual.replies import classify_reply
 from continual.values import Decision, Reason, Source
-from continual.writeback.threads import Thread, ThreadComment, ThreadDecision, is_bot
+from continual.writeback.authors import is_bot
+from continual.writeback.threads import Thread, ThreadComment, ThreadDecision
 
 THUMBS_UP = "+1"
 THUMBS_DOWN = "-1"
@@ -18,7 +19,6 @@ REACTION_RULES = {THUMBS_UP: "reaction.thumbs-up", THUMBS_DOWN: "reaction.thumbs
 AUTHOR_FIX_RULE = "merged_author_fix"
 # How far from the commented line a change still counts as a change of the commented lines.
 NEAR_LINES = 3
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 @dataclass(frozen=True)
@@ -79,30 +79,12 @@ def decide_reactions(
     )
 
 
-def changed_lines(patch: str) -> set[int]:
-    """The new-file line numbers a unified diff adds, or next to which it removes lines."""
-    changed: set[int] = set()
-    line = 0
-    for text in patch.split("\n"):
-        hunk = _HUNK.match(text)
-        if hunk is not None:
-            line = int(hunk.group(1))
-        elif text.startswith("+") and not text.startswith("+++"):
-            changed.add(line)
-            line += 1
-        elif text.startswith("-") and not text.startswith("---"):
-            changed.add(line)
-        elif line:
-            line += 1
-    return changed
-
-
 def touches(patch: str | None, line: int | None) -> bool:
     """True when a diff of a path changes the commented line or one within NEAR_LINES of it (a
     comment on the whole file: any change)."""
     if not patch:
         return False
-    changed = changed_lines(patch)
+    changed = changed_new_lines(patch)
     if line is None:
         return bool(changed)
     return any(abs(number - line) <= NEAR_LINES for number in changed)

@@ -9,20 +9,7 @@ from datetime import datetime
 from continual.markers import parse_fix_marker, parse_suggestion_marker
 from continual.replies import AGREEMENT_RULE, Verdict, classify_reply, classify_typed, is_undo
 from continual.values import Decision, Reason, Source
-
-MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
-BOT_TYPE = "Bot"
-BOT_SUFFIX = "[bot]"
-
-
-@dataclass(frozen=True)
-class Author:
-    """Who wrote a comment or opened a PR, as GitHub reports it."""
-
-    login: str
-    type: str  # "User", "Bot", "Organization"
-    association: str  # author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE…
-    via_app: bool = False  # performed_via_github_app was set
+from continual.writeback.authors import Author, is_app_bot, is_bot, is_maintainer
 
 
 @dataclass(frozen=True)
@@ -78,21 +65,6 @@ class FixPull:
     closed_at: datetime | None = None
     merged_by: str | None = None
     comments: tuple[ThreadComment, ...] = ()
-
-
-def is_bot(author: Author) -> bool:
-    """A bot by any of GitHub's three signals: type Bot, a `[bot]` login, or acting via an app."""
-    return author.type == BOT_TYPE or author.login.lower().endswith(BOT_SUFFIX) or author.via_app
-
-
-def is_maintainer(author: Author) -> bool:
-    """An owner, member or collaborator of the repository who is not a bot."""
-    return author.association.upper() in MAINTAINER_ASSOCIATIONS and not is_bot(author)
-
-
-def is_app_bot(author: Author, *, bot_login: str) -> bool:
-    """The app's own bot account (`<slug>[bot]`, type Bot)."""
-    return author.type == BOT_TYPE and author.login.lower() == bot_login.lower()
 
 
 def build_threads(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from continual.writeback.authors import is_bot_account
 from ghapp.github.errors import RATE_LIMIT_FALLBACK, Rejected, RetryAt, Transient
 
 # One page of at most 100 threads: the first comment of each with up to 100 reactions.
@@ -94,7 +95,7 @@ def _actor(value: object) -> Actor | None:
     if not isinstance(value, dict) or not value.get("login"):
         return None  # a deleted account ("ghost")
     login = str(value["login"])
-    return Actor(login, value.get("__typename") == "Bot" or login.endswith("[bot]"))
+    return Actor(login, is_bot_account(login, value.get("__typename")))
 
 
 def _thread(node: dict[str, Any]) -> ReviewThread | None:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from continual.writeback.authors import bot_login, is_bot_account
+
 Json = Mapping[str, Any]
 
 
@@ -25,17 +27,17 @@ def _str(value: object) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class User:
+class GitHubUser:
     login: str
     id: int
     type: str
 
     @property
     def is_bot(self) -> bool:
-        return self.type == "Bot" or self.login.endswith("[bot]")
+        return is_bot_account(self.login, self.type)
 
     @classmethod
-    def from_json(cls, data: object) -> User:
+    def from_json(cls, data: object) -> GitHubUser:
         if not isinstance(data, Mapping):
             return cls(login="ghost", id=0, type="User")
         return cls(_str(data.get("login")), _int(data.get("id")) or 0, _str(data.get("type")))
@@ -50,7 +52,7 @@ class App:
 
     @property
     def bot_login(self) -> str:
-        return f"{self.slug}[bot]"
+        return bot_login(self.slug)
 
     @classmethod
     def from_json(cls, data: Json) -> App:
@@ -58,7 +60,7 @@ class App:
             id=int(data["id"]),
             slug=_str(data.get("slug")),
             name=_str(data.get("name")),
-            owner=User.from_json(data.get("owner")).login,
+            owner=GitHubUser.from_json(data.get("owner")).login,
         )
 
 
@@ -95,31 +97,31 @@ class HookDelivery:
 
 
 @dataclass(frozen=True, slots=True)
-class Installation:
+class GitHubInstallation:
     id: int
-    account: User
+    account: GitHubUser
     repository_selection: str
     suspended: bool
 
     @classmethod
-    def from_json(cls, data: Json) -> Installation:
+    def from_json(cls, data: Json) -> GitHubInstallation:
         return cls(
             id=int(data["id"]),
-            account=User.from_json(data.get("account")),
+            account=GitHubUser.from_json(data.get("account")),
             repository_selection=_str(data.get("repository_selection")),
             suspended=data.get("suspended_at") is not None,
         )
 
 
 @dataclass(frozen=True, slots=True)
-class Repository:
+class GitHubRepository:
     id: int
     full_name: str
     private: bool
     default_branch: str
 
     @classmethod
-    def from_json(cls, data: Json) -> Repository:
+    def from_json(cls, data: Json) -> GitHubRepository:
         return cls(
             id=int(data["id"]),
             full_name=_str(data.get("full_name")),
@@ -138,7 +140,7 @@ class PullRequest:
     state: str
     merged: bool
     draft: bool
-    user: User
+    user: GitHubUser
     author_association: str
     head_sha: str
     head_ref: str
@@ -161,7 +163,7 @@ class PullRequest:
             state=_str(data.get("state")),
             merged=bool(data.get("merged")) or data.get("merged_at") is not None,
             draft=bool(data.get("draft")),
-            user=User.from_json(data.get("user")),
+            user=GitHubUser.from_json(data.get("user")),
             author_association=_str(data.get("author_association")),
             head_sha=_str(head.get("sha")),
             head_ref=_str(head.get("ref")),
@@ -217,7 +219,7 @@ class ReviewComment:
     side: str | None
     start_line: int | None
     commit_id: str
-    user: User
+    user: GitHubUser
     author_association: str
     via_app: str | None
     in_reply_to_id: int | None
@@ -242,7 +244,7 @@ class ReviewComment:
             side=side if isinstance(side, str) else None,
             start_line=_int(data.get("start_line")),
             commit_id=_str(data.get("commit_id")),
-            user=User.from_json(data.get("user")),
+            user=GitHubUser.from_json(data.get("user")),
             author_association=_str(data.get("author_association")),
             via_app=_via_app(data),
             in_reply_to_id=_int(data.get("in_reply_to_id")),
@@ -258,7 +260,7 @@ class IssueComment:
     id: int
     node_id: str
     body: str
-    user: User
+    user: GitHubUser
     author_association: str
     via_app: str | None
     created_at: datetime | None
@@ -275,7 +277,7 @@ class IssueComment:
             id=int(data["id"]),
             node_id=_str(data.get("node_id")),
             body=_str(data.get("body")),
-            user=User.from_json(data.get("user")),
+            user=GitHubUser.from_json(data.get("user")),
             author_association=_str(data.get("author_association")),
             via_app=_via_app(data),
             created_at=_time(data.get("created_at")),
@@ -291,7 +293,7 @@ class Review:
     body: str
     state: str
     commit_id: str
-    user: User
+    user: GitHubUser
     submitted_at: datetime | None
     html_url: str
 
@@ -303,7 +305,7 @@ class Review:
             body=_str(data.get("body")),
             state=_str(data.get("state")),
             commit_id=_str(data.get("commit_id")),
-            user=User.from_json(data.get("user")),
+            user=GitHubUser.from_json(data.get("user")),
             submitted_at=_time(data.get("submitted_at")),
             html_url=_str(data.get("html_url")),
         )
@@ -337,7 +339,7 @@ class DraftComment:
 class Commit:
     sha: str
     message: str
-    author: User | None
+    author: GitHubUser | None
     author_name: str
 
     @classmethod
@@ -348,7 +350,7 @@ class Commit:
         return cls(
             sha=_str(data.get("sha")),
             message=_str(inner.get("message")),
-            author=User.from_json(author) if isinstance(author, Mapping) else None,
+            author=GitHubUser.from_json(author) if isinstance(author, Mapping) else None,
             author_name=_str(person.get("name")),
         )
 
@@ -378,17 +380,17 @@ class Comparison:
 
 
 @dataclass(frozen=True, slots=True)
-class Reaction:
+class GitHubReaction:
     id: int
     content: str
-    user: User
+    user: GitHubUser
 
     @classmethod
-    def from_json(cls, data: Json) -> Reaction:
+    def from_json(cls, data: Json) -> GitHubReaction:
         return cls(
             id=int(data["id"]),
             content=_str(data.get("content")),
-            user=User.from_json(data.get("user")),
+            user=GitHubUser.from_json(data.get("user")),
         )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from continual.writeback.authors import is_bot_account
 from ghapp.envelopes import (
     IssueCommentEvent,
     PullRequestEvent,
@@ -49,7 +50,8 @@ def _may_decide(subject: str) -> Callable[[Payload], bool]:
         user = item.get("user") if isinstance(item, Mapping) else None
         if payload.get("action") == "deleted" or not isinstance(user, Mapping):
             return True
-        return user.get("type") != "Bot" and not str(user.get("login", "")).endswith("[bot]")
+        via_app = bool(item.get("performed_via_github_app"))
+        return not is_bot_account(str(user.get("login", "")), user.get("type"), via_app=via_app)
 
     return check
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from continual.writeback.authors import bot_login
 from ghapp.deps import Deps
 from ghapp.github.reviewing import InstallationReviewGitHub
 from ghapp.jobs import ClaimedJob
@@ -61,7 +62,7 @@ async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
     )
     slug = await deps.github.app_slug(deps.settings.app_slug)
     github = InstallationReviewGitHub(
-        deps.github.installation(event.installation_id), bot_login=f"{slug}[bot]"
+        deps.github.installation(event.installation_id), bot_login=bot_login(slug)
     )
     await review_pull(
         target,

@@ -20,8 +20,9 @@ from continual.writeback.apply import (
     write_back_fix_pull,
     write_back_pull,
 )
+from continual.writeback.authors import Author
 from continual.writeback.pull import PullState
-from continual.writeback.threads import Author, FixPull
+from continual.writeback.threads import FixPull
 from ghapp.db import reading
 from ghapp.deps import Deps
 from ghapp.jobs import ClaimedJob

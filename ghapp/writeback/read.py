@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from continual.stored import StoredSuggestion
+from continual.writeback.authors import Author
 from continual.writeback.pull import (
     ChangesSince,
     PullState,
@@ -16,7 +17,7 @@ from continual.writeback.pull import (
     unknown_actors,
 )
 from continual.writeback.signals import Merge, Reaction
-from continual.writeback.threads import Author, ThreadComment
+from continual.writeback.threads import ThreadComment
 from ghapp.github.errors import Forbidden, Gone, Rejected
 from ghapp.github.installation import MAINTAINER_PERMISSIONS, InstallationClient
 from ghapp.github.threads import PullThreads

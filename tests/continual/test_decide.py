@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from continual.entry_keys import entry_key
 from continual.markers import render_fix_marker, with_suggestion_marker
 from continual.values import Decision, Reason, Source
+from continual.writeback.authors import Author, is_maintainer
 from continual.writeback.pull import PullState, decide_pull
 from continual.writeback.threads import (
-    Author,
     FixPull,
     Thread,
     ThreadComment,
@@ -21,7 +21,6 @@ from continual.writeback.threads import (
     build_threads,
     decide_fix_pr,
     decide_thread,
-    is_maintainer,
 )
 from tests.support.store import stored_suggestion
 

@@ -20,8 +20,9 @@ from continual.judge import (
 )
 from continual.replies import Verdict
 from continual.values import Decision, Reason, Source
+from continual.writeback.authors import Author
 from continual.writeback.pull import decide_pull
-from continual.writeback.threads import Author, ThreadComment
+from continual.writeback.threads import ThreadComment
 from tests.continual.test_pull import CONTRIBUTOR, T0, comment, pull, reply
 from tests.support.store import ACCOUNT_ID, OTHER_REPO_ID, REPO_ID, seed_tenant, stored_suggestion
 

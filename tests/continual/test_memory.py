@@ -23,6 +23,7 @@ from continual.memory import (
 )
 from continual.memory.files import SESSION_FILE, remove_session_files
 from continual.packing import Budget
+from continual.tables import MemoryItemRow
 from continual.values import EntryState
 from tests.support.store import ACCOUNT_ID, REPO_ID, seed_tenant
 
@@ -283,8 +284,8 @@ def test_a_claim_after_an_established_item_neither_hides_it_nor_stays_a_claim(
     save(engine, [item("fact:z", session="r_0")])
     with engine.begin() as conn:
         conn.execute(
-            update(memory.MemoryItemRow)
-            .where(memory.MemoryItemRow.subject == "fact:z")
+            update(MemoryItemRow)
+            .where(MemoryItemRow.subject == "fact:z")
             .values(state="active", source="reported", reporters="[]")
         )
     by_subject = {m.subject: m for m in recall(engine)}
@@ -299,7 +300,7 @@ def test_a_newer_claim_does_not_hide_an_older_established_item(engine: Engine) -
     save(engine, [item("fact:y", session="r_1", source=Source.CORROBORATED, text="old")])
     with engine.begin() as conn:  # a newer claim of the same subject, stored as it came
         conn.execute(
-            insert(memory.MemoryItemRow).values(
+            insert(MemoryItemRow).values(
                 account_id=ACCOUNT_ID,
                 repository_id=REPO_ID,
                 review_id="r_2",

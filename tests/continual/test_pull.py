@@ -9,8 +9,9 @@ from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
 from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
+from continual.writeback.authors import Author
 from continual.writeback.pull import ChangesSince, PullState, comparison_base, decide_pull
-from continual.writeback.threads import Author, ThreadComment
+from continual.writeback.threads import ThreadComment
 from tests.support.store import TITLE, stored_suggestion
 
 SLUG = "hindsight"

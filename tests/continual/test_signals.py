@@ -7,12 +7,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from continual.markers import with_suggestion_marker
+from continual.patches import changed_new_lines
 from continual.replies import TYPED_REASONS, classify_reply, is_undo
 from continual.stored import StoredSuggestion
 from continual.values import Reason, Source
+from continual.writeback.authors import Author
 from continual.writeback.pull import ChangesSince, PullState, decide_pull, unknown_actors
-from continual.writeback.signals import Merge, Reaction, changed_lines, touches
-from continual.writeback.threads import Author, ThreadComment
+from continual.writeback.signals import Merge, Reaction, touches
+from continual.writeback.threads import ThreadComment
 
 SLUG = "hindsight"
 BOT = Author(f"{SLUG}[bot]", "Bot", "NONE")
@@ -59,8 +61,8 @@ def thumbs(content: str, login: str = "octocat", seconds: int = 10, bot: bool = 
 
 
 def test_changed_lines_in_new_file_numbers() -> None:
-    assert changed_lines(PATCH) == {12}
-    assert changed_lines("@@ -5,2 +5,1 @@\n x\n-y") == {6}
+    assert changed_new_lines(PATCH) == {12}
+    assert changed_new_lines("@@ -5,2 +5,1 @@\n x\n-y") == {6}
     assert touches(PATCH, 15) and not touches(PATCH, 16) and not touches(None, 12)
     assert touches(PATCH, None), "a comment on the whole file: any change counts"
 

@@ -15,8 +15,9 @@ from continual import store
 from continual.markers import with_suggestion_marker
 from continual.tables import Entry, Receipt, Suggestion, TombstonedSource
 from continual.writeback.apply import write_back_pull
+from continual.writeback.authors import Author
 from continual.writeback.pull import PullState
-from continual.writeback.threads import Author, ThreadComment
+from continual.writeback.threads import ThreadComment
 from tests.support.store import REPO_ID, add_suggestion, seed_tenant
 
 SLUG = "hindsight"

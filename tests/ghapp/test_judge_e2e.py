@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.judge import JudgeVerdictRow
 from continual.replies import classify_reply
-from continual.tables import Receipt
+from continual.tables import JudgeVerdictRow, Receipt
 from ghapp.db import reading
 from ghapp.tables import Job, JobState
 from tests.support.app_harness import Harness, running_app

@@ -9,9 +9,8 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from continual.proofs import ProofRow
 from continual.recall.lessons import load_lessons
-from continual.tables import Receipt, Repository, Suggestion
+from continual.tables import ProofRow, Receipt, Repository, Suggestion
 from ghapp.cli.review import ledgers
 from review.proof import checkout_dir
 from review.sandbox import detect_sandbox

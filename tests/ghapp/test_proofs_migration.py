@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, insert, select
 
-from continual.proofs import ProofRow
 from continual.recall.lessons import load_lessons
-from continual.tables import Account, Entry, Receipt, Repository, Suggestion
+from continual.tables import Account, Entry, ProofRow, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from tests.support.migrations import (
     DAY,

@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 import review.proof
-from continual.proofs import ProofRow
+from continual.tables import ProofRow
 from review.contract import Proof
 from review.proof import ProofOutcome, checkout_dir
 from review.sandbox import UNSANDBOXED, Limits, Mechanism, Sandbox, detect_sandbox

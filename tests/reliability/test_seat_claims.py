@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual import persons
-from continual.memory import MemoryItemRow, refusal, text_refusal
+from continual.memory import refusal, text_refusal
 from continual.memory.provenance import speaks_for_maintainers
-from continual.tables import ReviewRecord
+from continual.tables import MemoryItemRow, ReviewRecord
 from ghapp.cli.people import main as people_main
 from review.contract import CallResult, Fact, ToolReceipt, ToolStatus
 from review.memory import SessionMemory, cross_session_block

@@ -1,4 +1,4 @@
-"""The declarative base every table of the core shares, with its constraint naming convention."""
+"""The declarative base every table shares (the core's and the door's), with its naming convention."""
 
 from __future__ import annotations
 
