@@ -10,6 +10,7 @@ from typing import Any
 
 from continual.entry_keys import normalise_title
 from continual.markers import last_match, with_suggestion_marker
+from continual.patches import commentable_new_lines
 from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
 from review.safe_text import bounded_inline, bounded_text, code_span
@@ -46,7 +47,6 @@ TEST_CHARS = 200
 MAX_COMMENTS = 200
 BODY_EXCERPT_CHARS = 400
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _FENCE = re.compile(r"`{3,}")
 
 
@@ -95,22 +95,7 @@ class Draft:
 
 def commentable_lines(files: Iterable[PullFile]) -> dict[str, frozenset[int]]:
     """New-file line numbers a review comment may sit on (added and context lines) per path."""
-    found: dict[str, frozenset[int]] = {}
-    for item in files:
-        lines: set[int] = set()
-        number = 0
-        in_hunk = False
-        for raw in (item.patch or "").split("\n"):
-            header = _HUNK.match(raw)
-            if header:
-                number, in_hunk = int(header.group(1)), True
-                continue
-            if not in_hunk or raw.startswith(("-", "\\")):
-                continue
-            lines.add(number)
-            number += 1
-        found[item.path] = frozenset(lines)
-    return found
+    return {item.path: commentable_new_lines(item.patch) for item in files}
 
 
 def review_marker(review_id: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-HUNK_START = "@@"
+from continual.patches import hunk_texts
 
 
 @dataclass(frozen=True)
@@ -92,14 +92,8 @@ def _pieces(item: PullFile, limit: int) -> list[ShardFile]:
 
 def _split_units(patch: str, limit: int) -> list[str]:
     """Hunks of the patch; any hunk over ``limit`` is cut into line runs, any line into slices."""
-    hunks: list[str] = []
-    for line in patch.splitlines(keepends=True):
-        if not hunks or line.startswith(HUNK_START):
-            hunks.append(line)
-        else:
-            hunks[-1] += line
     units: list[str] = []
-    for hunk in hunks:
+    for hunk in hunk_texts(patch):
         if len(hunk) <= limit:
             units.append(hunk)
             continue

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from continual.associations import find_identifiers, find_paths, normalise_path
+from continual.patches import head_texts
 
 MIN_IDENTIFIER_CHARS = 3
 
@@ -60,16 +61,7 @@ def contains_name(text: str, name: str) -> bool:
 
 def head_side(patch: str) -> str:
     """The lines of a unified diff that exist at its head: context and additions."""
-    return "\n".join(
-        line[1:]
-        for line in patch.splitlines()
-        if line[:1] in {" ", "+"} and not line.startswith("+++")
-    )
-
-
-def removed_lines(patch: str) -> list[str]:
-    """The lines a unified diff removes."""
-    return [line[1:] for line in patch.splitlines() if line[:1] == "-" and line[:3] != "---"]
+    return "\n".join(head_texts(patch))
 
 
 def verify_anchors(*, path: str, title: str, lesson: str, files: Mapping[str, str]) -> Anchors:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from continual.admission import admit
-from continual.maintenance.anchors import Anchors, contains_name, removed_lines, rewrite
+from continual.maintenance.anchors import Anchors, contains_name, rewrite
+from continual.patches import removed_texts
 
 
 class Action(StrEnum):
@@ -102,7 +103,7 @@ def _name_may_be_gone(name: str, change: PathChange) -> bool:
         return False
     if change.patch is None:
         return True
-    return any(contains_name(line, name) for line in removed_lines(change.patch))
+    return any(contains_name(line, name) for line in removed_texts(change.patch))
 
 
 def contents_needed(lesson: Lesson, evidence: Evidence) -> set[str]:

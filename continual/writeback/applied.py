@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 
+from continual.patches import added_runs
+
 RULE = "applied.suggestion-block"
 
 
@@ -29,25 +31,9 @@ def replacement_lines(code: str) -> tuple[str, ...]:
     return tuple(code.rstrip("\n").split("\n")) if code.strip() else ()
 
 
-def added_runs(patch: str) -> list[list[str]]:
-    """Each run of consecutive added lines of a unified diff, without the leading `+`."""
-    runs: list[list[str]] = []
-    current: list[str] = []
-    for line in patch.split("\n"):
-        if line.startswith("+") and not line.startswith("+++"):
-            current.append(line[1:])
-            continue
-        if current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
-    return runs
-
-
-def _contains_block(run: list[str], block: tuple[str, ...]) -> bool:
+def _contains_block(run: tuple[str, ...], block: tuple[str, ...]) -> bool:
     width = len(block)
-    return any(tuple(run[i : i + width]) == block for i in range(len(run) - width + 1))
+    return any(run[i : i + width] == block for i in range(len(run) - width + 1))
 
 
 def applied_suggestions(

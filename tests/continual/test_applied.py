@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from continual.writeback.applied import (
-    Replacement,
-    added_runs,
-    applied_suggestions,
-    replacement_lines,
-)
+from continual.patches import added_runs
+from continual.writeback.applied import Replacement, applied_suggestions, replacement_lines
 
 PATCH = "@@ -10,3 +10,3 @@ def load():\n     config = read()\n-    run(config)\n+    if config is None:\n+        raise ValueError('no config')\n+    run(config)\n"
 BLOCK = Replacement(
@@ -18,9 +14,9 @@ BLOCK = Replacement(
 def test_replacement_lines_and_added_runs() -> None:
     assert replacement_lines("a\nb\n") == ("a", "b")
     assert replacement_lines("  \n") == ()
-    assert added_runs(PATCH) == [
-        ["    if config is None:", "        raise ValueError('no config')", "    run(config)"]
-    ]
+    assert added_runs(PATCH) == (
+        ("    if config is None:", "        raise ValueError('no config')", "    run(config)"),
+    )
 
 
 def test_block_added_by_a_maintainer_is_applied() -> None:
