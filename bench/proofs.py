@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import bar
 from review.contract import Proof
 from review.proof import run_proof
-from review.sandbox import UNSANDBOXED, Mechanism, Sandbox, detect_sandbox
+from review.sandbox import UNSANDBOXED, Isolation, Sandbox, detect_sandbox
 from review.sandbox.command import INSIDE_PATH
 from tests.support.proofs import FIX, TEST, first_commit, make_repo
 
@@ -49,7 +49,7 @@ def main() -> int:
     # The same programs for both: the baseline finds `python3` where the sandbox does.
     os.environ["PATH"] = INSIDE_PATH
     sandbox = detect_sandbox()
-    if sandbox.mechanism is not Mechanism.BWRAP:
+    if sandbox.isolation is not Isolation.BWRAP:
         print(f"no sandbox: {sandbox.detail}")
         return 1
     with tempfile.TemporaryDirectory() as scratch:

@@ -186,7 +186,7 @@ def record_row(
     )
 
 
-def publish(store_dir: Path, target: Target, handed: Handed, *, now: int) -> None:
+def append_injection(store_dir: Path, target: Target, handed: Handed, *, now: int) -> None:
     """Append the injections.jsonl line and log the injection line (docs/api.md)."""
     path = injections_path(store_dir, target.account_login, target.repository)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,8 +15,8 @@ from continual.injections import (
     HandedLesson,
     SessionRow,
     Target,
+    append_injection,
     injections_path,
-    publish,
     record_row,
     recorded_in,
     seen_in,
@@ -133,7 +133,7 @@ def _deliver(
         record_row(conn, target, handed, person_id=person_id, recording=recording, now=now)
     handed = _with_recorded(handed)
     if recording is Recording.FULL:
-        publish(store_dir, target, handed, now=now)
+        append_injection(store_dir, target, handed, now=now)
     return handed
 
 

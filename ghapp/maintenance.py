@@ -17,12 +17,12 @@ from sqlalchemy import Engine, select
 
 from continual.maintenance import (
     Action,
+    AnchoredEntry,
     ChangeStatus,
     Evidence,
-    Lesson,
     PathChange,
     Published,
-    Verdict,
+    Ruling,
     live_lessons,
     publish,
 )
@@ -73,8 +73,8 @@ class MaintenanceRun:
     or nothing to publish) and the GitHub reads it took."""
 
     head: str
-    verdicts: tuple[Verdict, ...]
-    lessons: Mapping[str, Lesson]
+    verdicts: tuple[Ruling, ...]
+    lessons: Mapping[str, AnchoredEntry]
     published: Published | None
     reads: Reads = field(default_factory=Reads)
 
@@ -120,7 +120,7 @@ def tree_changes(before: GitTree, after: GitTree) -> dict[str, PathChange]:
     return changes
 
 
-async def prove(
+async def read_evidence(
     client: InstallationClient, repo: str, basis: str, head: str, reads: Reads
 ) -> Evidence:
     """What GitHub proves between ``basis`` and ``head``: proven only when the basis is an
@@ -176,11 +176,11 @@ def _with_contents(
 
 
 def _cases(
-    plan: Plan, lessons: Mapping[str, Lesson], contents: Mapping[str, str | None]
-) -> tuple[list[Case], list[Verdict]]:
+    plan: Plan, lessons: Mapping[str, AnchoredEntry], contents: Mapping[str, str | None]
+) -> tuple[list[Case], list[Ruling]]:
     """The unsettled verdicts as cases for the seat, and those it must abstain on (no excerpt)."""
     cases: list[Case] = []
-    abstain: list[Verdict] = []
+    abstain: list[Ruling] = []
     for verdict in plan.unsettled():
         lesson = lessons[verdict.entry_id]
         anchors = verdict.anchors or lesson.anchors
@@ -190,7 +190,7 @@ def _cases(
             cases.append(Case(lesson, verdict, excerpts))
         else:
             abstain.append(
-                Verdict(
+                Ruling(
                     verdict.entry_id,
                     verdict.revision,
                     Action.DEFER,
@@ -201,7 +201,7 @@ def _cases(
     return cases, abstain
 
 
-def _read_lessons(engine: Engine, repo: str) -> tuple[int | None, list[Lesson]]:
+def _read_lessons(engine: Engine, repo: str) -> tuple[int | None, list[AnchoredEntry]]:
     """The repository's live lessons; none for a repository the store does not know or that was
     removed from the installation (its lessons stay as they are)."""
     with reading(engine) as conn:
@@ -215,7 +215,7 @@ def _read_lessons(engine: Engine, repo: str) -> tuple[int | None, list[Lesson]]:
         return int(repository_id), live_lessons(conn, int(repository_id))
 
 
-def _bases(lessons: Sequence[Lesson], before: str | None) -> list[str]:
+def _bases(lessons: Sequence[AnchoredEntry], before: str | None) -> list[str]:
     """The bases to prove this run, those of the most lessons first, at most MAX_BASES (the
     lessons of the rest are not looked at: a later run proves them); ``before`` when lessons
     without a basis need the push's own comparison."""
@@ -226,9 +226,9 @@ def _bases(lessons: Sequence[Lesson], before: str | None) -> list[str]:
     return wanted
 
 
-def forced_run(lessons: Sequence[Lesson], head: str) -> MaintenanceRun:
+def forced_run(lessons: Sequence[AnchoredEntry], head: str) -> MaintenanceRun:
     """A force-push proves nothing: every lesson defers and nothing is read or written."""
-    verdicts = tuple(Verdict(x.entry_id, x.revision, Action.DEFER, FORCED, head) for x in lessons)
+    verdicts = tuple(Ruling(x.entry_id, x.revision, Action.DEFER, FORCED, head) for x in lessons)
     return MaintenanceRun(head, verdicts, {x.entry_id: x for x in lessons}, None)
 
 
@@ -260,7 +260,7 @@ async def maintain(
 
     async def proof(basis: str) -> Evidence:
         async with gate:
-            return await prove(client, repo, basis, head, reads)
+            return await read_evidence(client, repo, basis, head, reads)
 
     evidence = dict(zip(wanted, await asyncio.gather(*map(proof, wanted)), strict=True))
     contents = await _read_files(client, repo, head, needed_files(lessons, evidence), reads)
@@ -271,7 +271,7 @@ async def maintain(
     if seat is not None:
         first = decider.draft(lessons)
         cases, abstain = _cases(first, by_id, contents)
-        answers: list[Verdict] = list(abstain)
+        answers: list[Ruling] = list(abstain)
         if cases:
             asked = await ask_seat(seat, cases, commit=head)
             decider.seat_failure = asked.failure

@@ -13,7 +13,7 @@ from pathlib import Path
 from ghapp.github.errors import Forbidden, GitHubError
 from ghapp.settings import Settings, SettingsError
 from review.config import ConfigError, ReviewConfig, SeatKind, SeatSandbox, load_config
-from review.sandbox import Mechanism, Sandbox, detect_sandbox
+from review.sandbox import Isolation, Sandbox, detect_sandbox
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def unsandboxed_seats(config: ReviewConfig, found: Sandbox | None = None) -> lis
             log.warning("command seat sandbox off by configuration", extra={"seat": seat.name})
             continue
         found = found or detect_sandbox()
-        if found.mechanism is Mechanism.BWRAP:
+        if found.isolation is Isolation.BWRAP:
             continue
         if seat.sandbox is SeatSandbox.REQUIRED:
             problems.append(

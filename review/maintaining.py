@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from continual.maintenance import Action, Lesson, Verdict, admitted
+from continual.maintenance import Action, AnchoredEntry, Ruling, admitted
 from review.contract import CallFailed, FailureReason
 from review.seats import TextSeat, extract_json_text
 
@@ -49,8 +49,8 @@ class Case:
     """One lesson put to the seat: the lesson at its frozen revision, what the rules would do, and
     the current excerpts of its files (path → text at the head)."""
 
-    lesson: Lesson
-    rule: Verdict
+    lesson: AnchoredEntry
+    rule: Ruling
     excerpts: tuple[tuple[str, str], ...]
 
 
@@ -58,7 +58,7 @@ class Case:
 class SeatRun:
     """The seat's verdicts, or (any batch failed) none and why: nothing of it publishes."""
 
-    verdicts: tuple[Verdict, ...]
+    verdicts: tuple[Ruling, ...]
     failure: str | None = None
     batches: int = 0
 
@@ -162,9 +162,9 @@ def parse_answer(text: str, supplied: Iterable[str]) -> dict[str, tuple[Action, 
     return found
 
 
-def _verdict(case: Case, action: Action, reason: str, text: str | None, seat: str) -> Verdict:
+def _verdict(case: Case, action: Action, reason: str, text: str | None, seat: str) -> Ruling:
     lesson, rule = case.lesson, case.rule
-    base = Verdict(
+    base = Ruling(
         lesson.entry_id,
         lesson.revision,
         action,
@@ -183,7 +183,7 @@ def _verdict(case: Case, action: Action, reason: str, text: str | None, seat: st
 async def ask_seat(seat: TextSeat, cases: Sequence[Case], *, commit: str) -> SeatRun:
     """Every case in byte-bounded batches; all verdicts, or none if any batch failed."""
     name = seat.config.name
-    verdicts: list[Verdict] = []
+    verdicts: list[Ruling] = []
     parts = batches(cases)
     timeout_s = min(seat.config.timeout_s, MAX_ASK_S)
     for number, batch in enumerate(parts, start=1):

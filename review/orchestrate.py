@@ -26,7 +26,7 @@ from review.lenses import Lens
 from review.memory import SessionMemory, cross_session_block
 from review.prompt import render_call_prompt, render_header
 from review.proof import ProofOutcome, ProofReport, proof_limits, run_proof
-from review.sandbox import Limits, Mechanism, Sandbox, detect_sandbox, for_policy
+from review.sandbox import Isolation, Limits, Sandbox, detect_sandbox, for_policy
 from review.seats import Seat
 from review.shards import PullFile, Shard, cut_shards
 
@@ -365,7 +365,7 @@ def observed_commands(findings: Sequence[PostedFinding]) -> list[str]:
     observed: list[str] = []
     for item in findings:
         report, proof = item.proof, item.finding.proof
-        if report is None or proof is None or report.sandbox == Mechanism.NONE.value:
+        if report is None or proof is None or report.sandbox == Isolation.NONE.value:
             continue
         runs = (report.before, report.after)
         if any(ran is not None and ran.returncode == 0 and not ran.timed_out for ran in runs):

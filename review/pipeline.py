@@ -38,7 +38,7 @@ MAX_IDENTIFIERS = 200
 log = logging.getLogger(__name__)
 
 
-class Outcome(StrEnum):
+class ReviewEnd(StrEnum):
     """How one attempt at reviewing a head ended."""
 
     SKIPPED = "skipped"  # closed, a draft, or the head moved on
@@ -72,7 +72,7 @@ async def review_pull(
     http: Callable[[], httpx.AsyncClient],
     log_fields: Mapping[str, object] | None = None,
     sandbox: Sandbox | None = None,
-) -> Outcome:
+) -> ReviewEnd:
     """Review ``target``'s head once and post ONE review of it (or find that it was done).
 
     ``clock`` answers milliseconds; ``http`` opens the client the HTTP seats share for the run;
@@ -88,26 +88,26 @@ async def review_pull(
         pull = await github.get_pull(target.repository, target.pr)
         if not pull.open or pull.draft or pull.head_sha != target.head_sha:
             log.info("review skipped: pull request closed, draft or moved on", extra=fields)
-            return Outcome.SKIPPED
+            return ReviewEnd.SKIPPED
         claim = await asyncio.to_thread(records.claim_review, engine, target, now=clock())
         fields["review"] = claim.review_id
         poster = Poster(github, engine, clock, fields)
         if claim.state in (ReviewState.POSTED, ReviewState.EMPTY):
             log.info("review already done for this head", extra=fields)
-            return Outcome.ALREADY_DONE
+            return ReviewEnd.ALREADY_DONE
         if claim.state is ReviewState.POSTING and claim.draft is not None:
             log.info("review resumes posting", extra=fields)
             await post_draft(poster, target, claim.draft, resume=True)
-            return Outcome.POSTED
+            return ReviewEnd.POSTED
         files = await listing
     finally:
         listing.cancel()  # a no-op once it is done; gathering retrieves any error it raised
         await asyncio.gather(listing, return_exceptions=True)
     draft = await _review(reviewer, target, claim.review_id, pull.info(), files)
     if draft is None:
-        return Outcome.EMPTY
+        return ReviewEnd.EMPTY
     await post_draft(poster, target, draft, resume=False)
-    return Outcome.POSTED
+    return ReviewEnd.POSTED
 
 
 def _lessons(

@@ -25,7 +25,7 @@ from typing import IO
 from continual.memory import repository_dir
 from review.config import ReviewSettings
 from review.contract import Proof
-from review.sandbox import Limits, Mechanism, Ran, Sandbox, run_sandboxed
+from review.sandbox import Isolation, Limits, Ran, Sandbox, run_sandboxed
 from review.sandbox.command import INSIDE_DIR, MIB, NOBODY
 from review.sandbox.tree import UnsafeTree, archive, check_tree
 
@@ -85,7 +85,7 @@ class ProofReport:
     reason: str
     before: Ran | None = None
     after: Ran | None = None
-    sandbox: str = Mechanism.NONE.value
+    sandbox: str = Isolation.NONE.value
 
     @property
     def proven(self) -> bool:
@@ -139,7 +139,7 @@ class _Runner:
     async def run(self, test: str, *, name: str, fix: bool) -> tuple[Ran, _Steps]:
         mark = uuid.uuid4().hex
         read_only: list[tuple[Path, str]] = []
-        if self.sandbox.mechanism is Mechanism.BWRAP:
+        if self.sandbox.isolation is Isolation.BWRAP:
             workdir = None
             copy, tar, patch = INSIDE_DIR, INSIDE_TAR, INSIDE_PATCH if fix else ""
             read_only = [(self.tar, INSIDE_TAR)] + ([(self.patch, INSIDE_PATCH)] if fix else [])
@@ -193,7 +193,7 @@ async def run_proof(
         return ProofReport(ProofOutcome.SKIPPED, f"proof skipped: no sandbox ({sandbox.detail})")
     if COMMIT_ID.fullmatch(sha) is None:
         return ProofReport(ProofOutcome.NO_CHECKOUT, f"{sha[:80]!r} is not a commit id")
-    used = sandbox.mechanism.value
+    used = sandbox.isolation.value
     try:
         scratch = Path(tempfile.mkdtemp(prefix="hindsight-proof-"))
     except OSError as exc:
@@ -233,7 +233,7 @@ async def _copy_and_prove(
     limits: Limits,
     timeout_s: float,
 ) -> ProofReport:
-    used = sandbox.mechanism.value
+    used = sandbox.isolation.value
     home = scratch / "home"
     home.mkdir()
     tar, patch = scratch / "head.tar", scratch / "fix.patch"
@@ -266,7 +266,7 @@ async def _copy_and_prove(
 
 def _copy_failed(ran: Ran, steps: _Steps, runner: _Runner, when: str) -> ProofReport | None:
     """The report when a run's copy (or its fix) was not made, else None."""
-    used = runner.sandbox.mechanism.value
+    used = runner.sandbox.isolation.value
     copied = steps.statuses.get("copy")
     if copied is None or copied != 0:
         if ran.timed_out and copied is None:
@@ -282,7 +282,7 @@ def _copy_failed(ran: Ran, steps: _Steps, runner: _Runner, when: str) -> ProofRe
 
 
 async def _prove(test_command: str, runner: _Runner) -> ProofReport:
-    used = runner.sandbox.mechanism.value
+    used = runner.sandbox.isolation.value
     timeout_s = runner.timeout_s
     before, steps = await runner.run(test_command, name="before", fix=False)
     failed = _copy_failed(before, steps, runner, "before the fix")

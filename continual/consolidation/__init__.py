@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from continual.consolidation.plan import Merge, MergePlan, plan_merges
-from continual.consolidation.similarity import Lesson, same_advice, title_terms
+from continual.consolidation.plan import MergePlan, ParaphraseGroup, plan_merges
+from continual.consolidation.similarity import ParaphraseCandidate, same_advice, title_terms
 from continual.consolidation.store import apply_plan, consolidate, consolidate_after, lessons_of
 
 __all__ = [
-    "Lesson",
-    "Merge",
     "MergePlan",
+    "ParaphraseCandidate",
+    "ParaphraseGroup",
     "apply_plan",
     "consolidate",
     "consolidate_after",

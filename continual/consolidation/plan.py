@@ -5,22 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from continual.consolidation.similarity import Lesson, same_advice
+from continual.consolidation.similarity import ParaphraseCandidate, same_advice
 
 
 @dataclass(frozen=True, slots=True)
-class Merge:
+class ParaphraseGroup:
     """Paraphrases of one piece of advice: the canonical lesson and those it replaces."""
 
-    canonical: Lesson
-    replaced: tuple[Lesson, ...]
+    canonical: ParaphraseCandidate
+    replaced: tuple[ParaphraseCandidate, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class MergePlan:
     """Every merge of one run, in canonical order; empty when nothing overlaps."""
 
-    merges: tuple[Merge, ...] = ()
+    merges: tuple[ParaphraseGroup, ...] = ()
 
     @property
     def replaced(self) -> int:
@@ -30,12 +30,12 @@ class MergePlan:
         return bool(self.merges)
 
 
-def preference(lesson: Lesson) -> tuple[bool, int, int, str]:
+def preference(lesson: ParaphraseCandidate) -> tuple[bool, int, int, str]:
     """Which lesson of a group stays: an admitted one, then the best backed, then the oldest."""
     return (not lesson.admitted, -lesson.accepted, lesson.created_ms, lesson.id)
 
 
-def plan_merges(lessons: Iterable[Lesson]) -> MergePlan:
+def plan_merges(lessons: Iterable[ParaphraseCandidate]) -> MergePlan:
     """Group paraphrases (`same_advice` with the group's canonical lesson) and plan their merge.
 
     Lessons are taken in `preference` order; each joins the first group whose canonical lesson
@@ -43,7 +43,7 @@ def plan_merges(lessons: Iterable[Lesson]) -> MergePlan:
     with the canonical lesson only keeps a chain of near paraphrases from merging two lessons that
     are not alike; a lesson never joins a group of another repository or lens.
     """
-    groups: list[list[Lesson]] = []
+    groups: list[list[ParaphraseCandidate]] = []
     by_anchor: dict[tuple[int, str, str], list[int]] = {}
     for lesson in sorted(lessons, key=preference):
         candidates = sorted(
@@ -62,4 +62,6 @@ def plan_merges(lessons: Iterable[Lesson]) -> MergePlan:
             by_anchor.setdefault((lesson.repository_id, lesson.lens, anchor), []).append(
                 len(groups) - 1
             )
-    return MergePlan(tuple(Merge(group[0], tuple(group[1:])) for group in groups if len(group) > 1))
+    return MergePlan(
+        tuple(ParaphraseGroup(group[0], tuple(group[1:])) for group in groups if len(group) > 1)
+    )

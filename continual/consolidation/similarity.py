@@ -39,7 +39,7 @@ def _stem(word: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Lesson:
+class ParaphraseCandidate:
     """A lesson as consolidation needs it: where it lives, what it names, how much backs it."""
 
     id: str
@@ -104,7 +104,7 @@ def dice(first: frozenset[str], second: frozenset[str]) -> float:
     return 2 * len(first & second) / (len(first) + len(second))
 
 
-def same_advice(first: Lesson, second: Lesson) -> bool:
+def same_advice(first: ParaphraseCandidate, second: ParaphraseCandidate) -> bool:
     """True when the two lessons are paraphrases of one piece of advice (the module's rule)."""
     if first.repository_id != second.repository_id or first.lens != second.lens:
         return False

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, func, select, update
 
 from continual import store
 from continual.consolidation.plan import MergePlan, plan_merges
-from continual.consolidation.similarity import Lesson
+from continual.consolidation.similarity import ParaphraseCandidate
 from continual.tables import Entry, Receipt, Suggestion
 from continual.values import Decision
 
@@ -24,7 +24,7 @@ CHUNK = 500  # entry ids per IN list
 
 def lessons_of(
     conn: Connection, repository_id: int, *, lenses: Collection[str] | None = None
-) -> list[Lesson]:
+) -> list[ParaphraseCandidate]:
     """The repository's live lessons that a maintainer accepted (not demoted, not deleted): an
     entry made only of dismissals is a suppression record, not advice, and is never merged."""
     query = select(Entry).where(
@@ -54,7 +54,7 @@ def lessons_of(
             continue
         links = json.loads(row.associations or "{}")
         lessons.append(
-            Lesson(
+            ParaphraseCandidate(
                 id=row.id,
                 repository_id=row.repository_id,
                 key=row.key,

@@ -13,11 +13,11 @@ from continual.maintenance.records import (
 )
 from continual.maintenance.rules import (
     Action,
+    AnchoredEntry,
     ChangeStatus,
     Evidence,
-    Lesson,
     PathChange,
-    Verdict,
+    Ruling,
     admitted,
     contents_needed,
     decide,
@@ -26,16 +26,16 @@ from continual.maintenance.rules import (
 
 __all__ = [
     "Action",
+    "AnchoredEntry",
     "Anchors",
     "ChangeStatus",
     "Evidence",
     "KeyTaken",
-    "Lesson",
     "LessonChange",
     "NotRetired",
     "PathChange",
     "Published",
-    "Verdict",
+    "Ruling",
     "admitted",
     "changes",
     "contents_needed",

@@ -10,9 +10,9 @@ from sqlalchemy import Connection
 from continual.maintenance.records import live_lessons
 from continual.maintenance.rules import (
     Action,
+    AnchoredEntry,
     Evidence,
-    Lesson,
-    Verdict,
+    Ruling,
     contents_needed,
     decide,
     touched,
@@ -26,14 +26,14 @@ class Plan:
     """``verdicts``: one per lesson looked at (touched, or of an unproven basis); ``proven``: the
     lessons whose anchors are proven to hold at a newer head, by entry id."""
 
-    verdicts: tuple[Verdict, ...]
+    verdicts: tuple[Ruling, ...]
     proven: Mapping[str, str]
 
-    def unsettled(self) -> list[Verdict]:
+    def unsettled(self) -> list[Ruling]:
         return [v for v in self.verdicts if not v.settled]
 
 
-def needed_files(lessons: Iterable[Lesson], evidence: Mapping[str, Evidence]) -> set[str]:
+def needed_files(lessons: Iterable[AnchoredEntry], evidence: Mapping[str, Evidence]) -> set[str]:
     """The files at the head that the touched lessons' verdicts depend on."""
     needed: set[str] = set()
     for lesson in lessons:
@@ -44,17 +44,17 @@ def needed_files(lessons: Iterable[Lesson], evidence: Mapping[str, Evidence]) ->
 
 
 def make_plan(
-    lessons: Iterable[Lesson], evidence: Mapping[str, Evidence], *, legacy: Evidence | None
+    lessons: Iterable[AnchoredEntry], evidence: Mapping[str, Evidence], *, legacy: Evidence | None
 ) -> Plan:
     """Decide every lesson the evidence covers. ``legacy`` is the push's own comparison, for the
     lessons without a basis: touched, they defer; nothing proves their anchors."""
-    verdicts: list[Verdict] = []
+    verdicts: list[Ruling] = []
     proven: dict[str, str] = {}
     for lesson in lessons:
         if lesson.basis is None:
             if legacy is not None and touched(lesson, legacy):
                 verdicts.append(
-                    Verdict(lesson.entry_id, lesson.revision, Action.DEFER, UNKNOWN_BASIS, None)
+                    Ruling(lesson.entry_id, lesson.revision, Action.DEFER, UNKNOWN_BASIS, None)
                 )
             continue
         found = evidence.get(lesson.basis)
@@ -83,11 +83,11 @@ class Decider:
     repository_id: int
     evidence: Mapping[str, Evidence]
     legacy: Evidence | None = None
-    answers: Sequence[Verdict] = ()
+    answers: Sequence[Ruling] = ()
     seat_failure: str | None = None
     last: Plan | None = field(default=None, init=False)
 
-    def draft(self, lessons: Iterable[Lesson]) -> Plan:
+    def draft(self, lessons: Iterable[AnchoredEntry]) -> Plan:
         """The rules' plan before any seat answered (its unsettled verdicts are the seat's)."""
         return make_plan(lessons, self.evidence, legacy=self.legacy)
 
@@ -100,7 +100,7 @@ class Decider:
         """Unsettled verdicts take the seat's answer; without one they stand as the rules say,
         and with a failed seat run they defer."""
         answers = {v.entry_id: v for v in self.answers}
-        settled: list[Verdict] = []
+        settled: list[Ruling] = []
         for verdict in plan.verdicts:
             answer = answers.get(verdict.entry_id)
             if verdict.settled:
@@ -120,6 +120,6 @@ class Decider:
                 proven[verdict.entry_id] = verdict.commit
         return Plan(tuple(settled), proven)
 
-    def __call__(self, conn: Connection) -> tuple[list[Verdict], dict[str, str]]:
+    def __call__(self, conn: Connection) -> tuple[list[Ruling], dict[str, str]]:
         plan = self.plan(conn)
         return list(plan.verdicts), dict(plan.proven)

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, select, update
 from continual import store
 from continual.associations import associate
 from continual.maintenance.records import add_event, latest_action
-from continual.maintenance.rules import Action, Lesson, Verdict
+from continual.maintenance.rules import Action, AnchoredEntry, Ruling
 from continual.recall.changes import note_entry_change
 from continual.tables import Entry, LessonProvenance, Receipt
 from continual.tombstones import hold_sources, release_sources
@@ -52,10 +52,10 @@ class Published:
     retired: int = 0
     advanced: int = 0
     conflicts: int = 0
-    deferred: tuple[Verdict, ...] = ()
+    deferred: tuple[Ruling, ...] = ()
 
 
-def _retire(conn: Connection, verdict: Verdict, *, now: int) -> None:
+def _retire(conn: Connection, verdict: Ruling, *, now: int) -> None:
     """The lesson leaves every hand-out but keeps its text and receipts, so it can be explained
     and restored; its sources cannot re-create it (they are the tombstone's)."""
     current = store.entry(conn, verdict.entry_id)
@@ -90,7 +90,7 @@ def _retire(conn: Connection, verdict: Verdict, *, now: int) -> None:
     )
 
 
-def _adapt(conn: Connection, verdict: Verdict, *, now: int) -> None:
+def _adapt(conn: Connection, verdict: Ruling, *, now: int) -> None:
     current = store.entry(conn, verdict.entry_id)
     if current is None or current.deleted_ms is not None:
         raise store.EntryGone(verdict.entry_id)
@@ -146,7 +146,7 @@ def _set_basis(
 
 def _apply(
     conn: Connection,
-    verdicts: Sequence[Verdict],
+    verdicts: Sequence[Ruling],
     proven: Mapping[str, str],
     *,
     now: int,
@@ -176,7 +176,7 @@ def _apply(
 
 def publish(
     engine: Engine,
-    decide: Callable[[Connection], tuple[list[Verdict], dict[str, str]]],
+    decide: Callable[[Connection], tuple[list[Ruling], dict[str, str]]],
     *,
     now: int,
 ) -> Published:
@@ -186,7 +186,7 @@ def publish(
     ``decide(conn)`` reads the lessons it needs in ``conn`` and answers the verdicts and, by entry
     id, the head each proven lesson moves to.
     """
-    verdicts: list[Verdict] = []
+    verdicts: list[Ruling] = []
     for attempt in range(2):
         try:
             with engine.begin() as conn:
@@ -198,7 +198,7 @@ def publish(
         except (store.RevisionConflict, store.EntryGone) as exc:
             log.info("maintenance conflict", extra={"attempt": attempt, "entry": str(exc)})
     deferred = tuple(
-        Verdict(
+        Ruling(
             v.entry_id,
             v.revision,
             Action.DEFER,
@@ -244,5 +244,5 @@ def restore(conn: Connection, entry_id: str, *, expected: int, actor: str, now: 
     return expected + 1
 
 
-def lessons_by_id(lessons: Iterable[Lesson]) -> dict[str, Lesson]:
+def lessons_by_id(lessons: Iterable[AnchoredEntry]) -> dict[str, AnchoredEntry]:
     return {lesson.entry_id: lesson for lesson in lessons}

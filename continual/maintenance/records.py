@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, case, insert, select, update
 
 from continual.maintenance.anchors import Anchors
-from continual.maintenance.rules import Lesson
+from continual.maintenance.rules import AnchoredEntry
 from continual.stored import StoredEntry, StoredSuggestion
 from continual.tables import Entry, LessonEvent, LessonProvenance, Repository
 
@@ -78,7 +78,7 @@ def note_merge(conn: Connection, repository_id: int, pr: int, merge_sha: str, *,
     return int(result.rowcount or 0)
 
 
-def live_lessons(conn: Connection, repository_id: int) -> list[Lesson]:
+def live_lessons(conn: Connection, repository_id: int) -> list[AnchoredEntry]:
     """Every live entry of the repository with its provenance (None where none was recorded)."""
     rows = conn.execute(
         select(
@@ -96,14 +96,14 @@ def live_lessons(conn: Connection, repository_id: int) -> list[Lesson]:
         .where(Entry.repository_id == repository_id, Entry.deleted_ms.is_(None))
         .order_by(Entry.id)
     ).all()
-    lessons: list[Lesson] = []
+    lessons: list[AnchoredEntry] = []
     for row in rows:
         anchors = Anchors.from_json(row.anchors)
         legacy: tuple[str, ...] = ()
         if anchors is None:
             legacy = tuple(json.loads(row.associations or "{}").get("files", ()))
         lessons.append(
-            Lesson(
+            AnchoredEntry(
                 entry_id=row.id,
                 revision=row.revision,
                 key=row.key,

@@ -1,4 +1,4 @@
-"""The pure rules of maintenance: what a push proved about each lesson's anchors, and the verdict."""
+"""The pure rules of maintenance: what a push proved about a lesson's anchors, and the ruling."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from continual.patches import removed_texts
 
 
 class Action(StrEnum):
-    """What maintenance does with one lesson (SPEC §6)."""
+    """What maintenance does with one lesson (docs/lessons.md, "Maintenance on push")."""
 
     KEEP = "keep"
     ADAPT = "adapt"
@@ -28,8 +28,8 @@ class ChangeStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Lesson:
-    """A live entry as maintenance reads it, with the revision its verdict is bound to."""
+class AnchoredEntry:
+    """A live entry as maintenance reads it, with the revision its ruling is bound to."""
 
     entry_id: str
     revision: int
@@ -73,9 +73,10 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
-    """One decision about one lesson at one revision. ``settled`` False: the rule's answer where a
-    maintenance seat, when configured, is asked instead."""
+class Ruling:
+    """Maintenance's ruling on one lesson at one revision (keep, adapt, retire or defer).
+    ``settled`` False: the rule's answer where a maintenance seat, when configured, is asked
+    instead."""
 
     entry_id: str
     revision: int
@@ -89,7 +90,7 @@ class Verdict:
     actor: str = "maintenance"
 
 
-def touched(lesson: Lesson, evidence: Evidence) -> bool:
+def touched(lesson: AnchoredEntry, evidence: Evidence) -> bool:
     """True when the push changed one of the lesson's anchored files (or it has none recorded)."""
     if lesson.anchors is None:
         return any(evidence.change(p) is not None for p in lesson.legacy_files)
@@ -106,7 +107,7 @@ def _name_may_be_gone(name: str, change: PathChange) -> bool:
     return any(contains_name(line, name) for line in removed_texts(change.patch))
 
 
-def contents_needed(lesson: Lesson, evidence: Evidence) -> set[str]:
+def contents_needed(lesson: AnchoredEntry, evidence: Evidence) -> set[str]:
     """The files at the head that must be read to decide the lesson (its names' files whose
     diff does not show the names untouched)."""
     needed: set[str] = set()
@@ -121,11 +122,11 @@ def contents_needed(lesson: Lesson, evidence: Evidence) -> set[str]:
     return needed
 
 
-def _defer(lesson: Lesson, reason: str, commit: str | None) -> Verdict:
-    return Verdict(lesson.entry_id, lesson.revision, Action.DEFER, reason, commit)
+def _defer(lesson: AnchoredEntry, reason: str, commit: str | None) -> Ruling:
+    return Ruling(lesson.entry_id, lesson.revision, Action.DEFER, reason, commit)
 
 
-def decide(lesson: Lesson, evidence: Evidence) -> Verdict:
+def decide(lesson: AnchoredEntry, evidence: Evidence) -> Ruling:
     """Keep, adapt, retire or defer one lesson the push touched (docs/lessons.md).
 
     Nothing destructive happens without proof: an unproven ancestry, an anchor-less lesson or a
@@ -143,7 +144,7 @@ def decide(lesson: Lesson, evidence: Evidence) -> Verdict:
         if change is None:
             continue
         if change.status is ChangeStatus.REMOVED:
-            return Verdict(
+            return Ruling(
                 lesson.entry_id, lesson.revision, Action.RETIRE, f"{path} was deleted", head
             )
         if change.status is ChangeStatus.RENAMED:
@@ -164,10 +165,10 @@ def decide(lesson: Lesson, evidence: Evidence) -> Verdict:
             gone.append(f"`{name}` is no longer in {change.path}")
     if gone:
         reason = "; ".join(gone)
-        return Verdict(lesson.entry_id, lesson.revision, Action.RETIRE, reason, head, settled=False)
+        return Ruling(lesson.entry_id, lesson.revision, Action.RETIRE, reason, head, settled=False)
     if renames:
         moved = ", ".join(f"{old} was renamed to {new}" for old, new in renames.items())
-        verdict = Verdict(
+        verdict = Ruling(
             lesson.entry_id,
             lesson.revision,
             Action.ADAPT,
@@ -179,7 +180,7 @@ def decide(lesson: Lesson, evidence: Evidence) -> Verdict:
             settled=not shaken,
         )
         return admitted(verdict)
-    return Verdict(
+    return Ruling(
         lesson.entry_id,
         lesson.revision,
         Action.KEEP,
@@ -189,7 +190,7 @@ def decide(lesson: Lesson, evidence: Evidence) -> Verdict:
     )
 
 
-def admitted(verdict: Verdict) -> Verdict:
+def admitted(verdict: Ruling) -> Ruling:
     """An adaptation whose text passes admission as new text would; otherwise a deferral."""
     if verdict.action is not Action.ADAPT:
         return verdict

@@ -24,12 +24,12 @@ from ghapp.github.values import (
     Comparison,
     DiffEntry,
     DraftComment,
+    GitHubInstallation,
+    GitHubReaction,
+    GitHubRepository,
     HookDelivery,
-    Installation,
     IssueComment,
     PullRequest,
-    Reaction,
-    Repository,
     Review,
     ReviewComment,
     split_repo,
@@ -44,13 +44,13 @@ __all__ = [
     "DiffEntry",
     "DraftComment",
     "GitHubClient",
-    "Installation",
+    "GitHubInstallation",
+    "GitHubReaction",
+    "GitHubRepository",
     "InstallationClient",
     "IssueComment",
     "PullRequest",
-    "Reaction",
     "Rejected",
-    "Repository",
     "Review",
     "ReviewComment",
     "error_for",
@@ -221,13 +221,13 @@ class GitHubClient:
             self._slug = (await self.get_app()).slug
         return self._slug
 
-    async def list_installations(self) -> list[Installation]:
-        found: list[Installation] = []
+    async def list_installations(self) -> list[GitHubInstallation]:
+        found: list[GitHubInstallation] = []
         url: str | None = "/app/installations"
         params: Mapping[str, str | int] | None = {"per_page": PER_PAGE}
         while url is not None:
             response = await self._app_send("GET", url, "installations", params)
-            found.extend(Installation.from_json(item) for item in response.json())
+            found.extend(GitHubInstallation.from_json(item) for item in response.json())
             url, params = self.next_page(response), None
         return found
 
@@ -250,10 +250,10 @@ class GitHubClient:
         url = f"/app/hook/deliveries/{delivery_id}/attempts"
         await self._app_send("POST", url, f"the redelivery of {delivery_id}")
 
-    async def get_repo_installation(self, repo: str) -> Installation:
+    async def get_repo_installation(self, repo: str) -> GitHubInstallation:
         owner, name = split_repo(repo)
         data = await self._app_json("GET", f"/repos/{owner}/{name}/installation", f"{repo} install")
-        return Installation.from_json(data)
+        return GitHubInstallation.from_json(data)
 
     def installation(self, installation_id: int) -> InstallationClient:
         return InstallationClient(self, installation_id)

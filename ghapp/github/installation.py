@@ -23,11 +23,11 @@ from ghapp.github.values import (
     Comparison,
     DiffEntry,
     DraftComment,
+    GitHubReaction,
+    GitHubRepository,
     GitTree,
     IssueComment,
     PullRequest,
-    Reaction,
-    Repository,
     Review,
     ReviewComment,
     split_repo,
@@ -100,15 +100,15 @@ class InstallationClient:
             next_url = self.app.next_page(response)
         return items
 
-    async def list_repositories(self) -> list[Repository]:
+    async def list_repositories(self) -> list[GitHubRepository]:
         found = await self._list(
             "/installation/repositories", "installation repositories", "repositories"
         )
-        return [Repository.from_json(item) for item in found]
+        return [GitHubRepository.from_json(item) for item in found]
 
-    async def get_repository(self, repo: str) -> Repository:
+    async def get_repository(self, repo: str) -> GitHubRepository:
         owner, name = split_repo(repo)
-        return Repository.from_json(await self._json("GET", f"/repos/{owner}/{name}", repo))
+        return GitHubRepository.from_json(await self._json("GET", f"/repos/{owner}/{name}", repo))
 
     async def get_pull(self, repo: str, number: int) -> PullRequest:
         owner, name = split_repo(repo)
@@ -229,12 +229,12 @@ class InstallationClient:
         content: str,
         *,
         on: Literal["review_comment", "issue_comment"] = "review_comment",
-    ) -> Reaction:
+    ) -> GitHubReaction:
         owner, name = split_repo(repo)
         kind = "pulls" if on == "review_comment" else "issues"
         url = f"/repos/{owner}/{name}/{kind}/comments/{comment_id}/reactions"
         data = await self._json("POST", url, f"{on} {comment_id}", {"content": content})
-        return Reaction.from_json(data)
+        return GitHubReaction.from_json(data)
 
     async def pull_threads(self, repo: str, number: int) -> PullThreads:
         """Every review thread of a pull request with its comments, reactions and resolution, and

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from review.sandbox.command import INSIDE_DIR, Limits
-from review.sandbox.detect import UNSANDBOXED, Mechanism, Sandbox, detect_sandbox, for_policy
+from review.sandbox.detect import UNSANDBOXED, Isolation, Sandbox, detect_sandbox, for_policy
 from review.sandbox.run import Ran, run_sandboxed
 
 __all__ = [
     "INSIDE_DIR",
     "UNSANDBOXED",
+    "Isolation",
     "Limits",
-    "Mechanism",
     "Ran",
     "Sandbox",
     "detect_sandbox",

@@ -23,7 +23,7 @@ SETPRIV = "/usr/bin/setpriv"
 log = logging.getLogger(__name__)
 
 
-class Mechanism(StrEnum):
+class Isolation(StrEnum):
     """How a proof's processes are isolated from the app."""
 
     BWRAP = "bwrap"  # namespaces through bubblewrap (the only isolation proofs accept by default)
@@ -35,35 +35,35 @@ class Mechanism(StrEnum):
 
 @dataclass(frozen=True)
 class Sandbox:
-    """What proofs run in: the mechanism, the binary, whether the host user is dropped first
+    """What proofs run in: the isolation, the binary, whether the host user is dropped first
     (``setpriv``, when the app runs as root) and what the probe found, for logs and the ledger."""
 
-    mechanism: Mechanism
+    isolation: Isolation
     detail: str
     binary: str | None = None
     drop_privileges: bool = False
 
     @property
     def runs_proofs(self) -> bool:
-        return self.mechanism is not Mechanism.NONE
+        return self.isolation is not Isolation.NONE
 
     def prefix(self) -> list[str]:
         """The argv in front of bubblewrap's own options."""
         if self.binary is None:
-            raise ValueError(f"the {self.mechanism.value} sandbox has no binary to run")
+            raise ValueError(f"the {self.isolation.value} sandbox has no binary to run")
         drop = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
         return [*(drop if self.drop_privileges else []), self.binary]
 
 
 UNSANDBOXED = Sandbox(
-    Mechanism.UNSANDBOXED,
+    Isolation.UNSANDBOXED,
     'no namespaces: [review] proofs = "unsandboxed" runs proofs as the app\'s own user',
 )
 
 
 def _probe(binary: str, *, drop: bool) -> str | None:
     """Run ``id`` in the sandbox; None when it answered the unprivileged ids, else what went wrong."""
-    sandbox = Sandbox(Mechanism.BWRAP, "probe", binary, drop)
+    sandbox = Sandbox(Isolation.BWRAP, "probe", binary, drop)
     with tempfile.TemporaryDirectory(prefix="hindsight-probe-") as scratch:
         workdir = Path(scratch)
         if drop:
@@ -96,7 +96,7 @@ def detect_sandbox(bwrap: str = DEFAULT_BWRAP) -> Sandbox:
     """
     binary = shutil.which(bwrap)
     if binary is None:
-        found = Sandbox(Mechanism.NONE, f"{bwrap!r} not found: install bubblewrap")
+        found = Sandbox(Isolation.NONE, f"{bwrap!r} not found: install bubblewrap")
         log.warning("proof sandbox unavailable", extra={"detail": found.detail})
         return found
     attempts = [True, False] if os.geteuid() == 0 and Path(SETPRIV).is_file() else [False]
@@ -105,13 +105,13 @@ def detect_sandbox(bwrap: str = DEFAULT_BWRAP) -> Sandbox:
         problem = _probe(binary, drop=drop)
         if problem is None:
             host = f"host uid {NOBODY} (setpriv)" if drop else "user namespace only"
-            found = Sandbox(Mechanism.BWRAP, f"{binary}, uid {NOBODY}, {host}", binary, drop)
+            found = Sandbox(Isolation.BWRAP, f"{binary}, uid {NOBODY}, {host}", binary, drop)
             log.info(
-                "proof sandbox", extra={"mechanism": found.mechanism.value, "detail": found.detail}
+                "proof sandbox", extra={"isolation": found.isolation.value, "detail": found.detail}
             )
             return found
         problems.append(problem)
-    found = Sandbox(Mechanism.NONE, f"{binary} does not run here: {'; '.join(problems)}")
+    found = Sandbox(Isolation.NONE, f"{binary} does not run here: {'; '.join(problems)}")
     log.warning("proof sandbox unavailable", extra={"detail": found.detail})
     return found
 

@@ -20,7 +20,7 @@ from review.sandbox.command import (
     environment,
     limited,
 )
-from review.sandbox.detect import Mechanism, Sandbox
+from review.sandbox.detect import Isolation, Sandbox
 from review.sandbox.seat import kill_process_group
 
 OUTPUT_TAIL_BYTES = 4000
@@ -56,7 +56,7 @@ def _argv(
 ) -> tuple[list[str], dict[str, str], Path | None]:
     """argv, environment and working directory of the process the app starts."""
     inner = limited(command, limits, init=init)
-    if sandbox.mechanism is Mechanism.BWRAP:
+    if sandbox.isolation is Isolation.BWRAP:
         argv = bwrap_argv(
             sandbox.prefix(),
             workdir=workdir,

@@ -27,7 +27,7 @@ from review.sandbox.command import (
     isolated_root,
     limited,
 )
-from review.sandbox.detect import Mechanism, Sandbox
+from review.sandbox.detect import Isolation, Sandbox
 
 REAP_GRACE_S = 5.0
 INSIDE_HOME = "/tmp"
@@ -234,7 +234,7 @@ def for_seats(found: Sandbox) -> Sandbox:
     """The sandbox seats run in: the one found, without the host drop to 65534 that proofs get
     as root. A seat's own files (an interpreter under /root, a script in a private folder) are
     read with the app's user's rights; inside, the seat is still 65534 with no capability."""
-    return replace(found, drop_privileges=False) if found.mechanism is Mechanism.BWRAP else found
+    return replace(found, drop_privileges=False) if found.isolation is Isolation.BWRAP else found
 
 
 async def kill_process_group(process: asyncio.subprocess.Process) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from review.config import SeatConfig, SeatSandbox
 from review.contract import CallFailed, CallResult, FailureReason, SeatAnswer, parse_result
 from review.sandbox.cgroup import Bound, bounded_group
-from review.sandbox.detect import Mechanism, Sandbox, detect_sandbox
+from review.sandbox.detect import Isolation, Sandbox, detect_sandbox
 from review.sandbox.seat import (
     declared_names,
     for_seats,
@@ -106,7 +106,7 @@ class CommandSeat:
         found = self._sandbox
         if found is None:
             found = await asyncio.to_thread(detect_sandbox)
-        if found.mechanism is Mechanism.BWRAP:
+        if found.isolation is Isolation.BWRAP:
             return for_seats(found)
         if self.config.sandbox is SeatSandbox.REQUIRED:
             raise CallFailed(

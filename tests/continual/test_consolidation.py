@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual import store
-from continual.consolidation import Lesson, consolidate, plan_merges, same_advice
+from continual.consolidation import ParaphraseCandidate, consolidate, plan_merges, same_advice
 from continual.suppression import suppressing, suppressions
 from continual.tables import Entry, Receipt
 from continual.values import Decision, Reason
@@ -35,8 +35,8 @@ def lesson(
     id: str | None = None,
     accepted: int = 1,
     created_ms: int = 0,
-) -> Lesson:
-    return Lesson(
+) -> ParaphraseCandidate:
+    return ParaphraseCandidate(
         id=id or f"e_{abs(hash((title, lens, files, repository_id))) % 10**8}",
         repository_id=repository_id,
         key=f"lesson/{lens}-{title}",
@@ -99,7 +99,9 @@ def test_paraphrases_are_the_same_advice(first: str, second: str) -> None:
         ),
     ],
 )
-def test_near_misses_stay_apart(first: Lesson, second: Lesson, why: str) -> None:
+def test_near_misses_stay_apart(
+    first: ParaphraseCandidate, second: ParaphraseCandidate, why: str
+) -> None:
     assert not same_advice(first, second), why
     assert not plan_merges([first, second]), why
 

@@ -8,12 +8,12 @@ from sqlalchemy import Connection, Engine, select
 from continual import store
 from continual.maintenance import (
     Action,
+    AnchoredEntry,
     Anchors,
     ChangeStatus,
     Evidence,
-    Lesson,
     PathChange,
-    Verdict,
+    Ruling,
     decide,
     publish,
     verify_anchors,
@@ -83,9 +83,11 @@ def test_an_accepted_lesson_records_its_provenance(engine: Engine) -> None:
 # --- the rules ------------------------------------------------------------------------------
 
 
-def lesson(text: str = "Check the result of `parse_config` in src/app.py first.") -> Lesson:
+def lesson(text: str = "Check the result of `parse_config` in src/app.py first.") -> AnchoredEntry:
     anchors = Anchors(("src/app.py",), (("parse_config", "src/app.py"),))
-    return Lesson("e1", 3, "k", "correctness", "Unchecked parse_config", text, anchors, BASIS)
+    return AnchoredEntry(
+        "e1", 3, "k", "correctness", "Unchecked parse_config", text, anchors, BASIS
+    )
 
 
 def proven(*changes: PathChange, contents: dict[str, str | None] | None = None) -> Evidence:
@@ -141,7 +143,9 @@ def test_rewrite_touches_whole_paths_only() -> None:
 
 
 def test_untouched_lessons_move_to_the_head_and_legacy_ones_defer() -> None:
-    legacy = Lesson("e2", 1, "k2", "x", "t", "Check src/app.py.", None, None, ("src/app.py",))
+    legacy = AnchoredEntry(
+        "e2", 1, "k2", "x", "t", "Check src/app.py.", None, None, ("src/app.py",)
+    )
     other = Evidence(
         HEAD, True, changes={"README.md": PathChange(ChangeStatus.MODIFIED, "README.md")}
     )
@@ -174,7 +178,7 @@ def test_a_write_back_between_read_and_publish_is_retried_once(
     decider = Decider(REPO_ID, removed_file())
     calls: list[int] = []
 
-    def racing(conn: Connection) -> tuple[list[Verdict], dict[str, str]]:
+    def racing(conn: Connection) -> tuple[list[Ruling], dict[str, str]]:
         verdicts, moved = decider(conn)
         if not calls:  # a write-back of the same entry lands after maintenance read it
             current = store.entry(conn, learned)
@@ -194,7 +198,7 @@ def test_a_second_conflict_defers_and_writes_nothing(engine: Engine, learned: st
     with engine.connect() as conn:
         before = conn.execute(select(Entry.revision)).scalar_one()
 
-    def always_racing(conn: Connection) -> tuple[list[Verdict], dict[str, str]]:
+    def always_racing(conn: Connection) -> tuple[list[Ruling], dict[str, str]]:
         verdicts, moved = decider(conn)
         current = store.entry(conn, learned)
         assert current is not None
@@ -213,7 +217,7 @@ def test_a_second_conflict_defers_and_writes_nothing(engine: Engine, learned: st
 def test_a_seat_answer_for_an_older_revision_is_never_applied(engine: Engine, learned: str) -> None:
     edited = PathChange(ChangeStatus.MODIFIED, "src/app.py", patch="@@ -1 +1 @@\n-parse_config(1)")
     evidence = {"a" * 40: proven(edited, contents={"src/app.py": "import os\n"})}
-    stale = Verdict(learned, 0, Action.RETIRE, "the seat says so", HEAD, actor="seat:m")
+    stale = Ruling(learned, 0, Action.RETIRE, "the seat says so", HEAD, actor="seat:m")
     result = publish(engine, Decider(REPO_ID, evidence, answers=[stale]), now=10)
     assert result.retired == 0
     with engine.connect() as conn:

@@ -18,7 +18,7 @@ from ghapp.preflight import check_app_key, usable_config
 from ghapp.settings import Settings
 from ghsim import GitHubSimulator
 from review.config import ConfigError
-from review.sandbox import Mechanism, Sandbox
+from review.sandbox import Isolation, Sandbox
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.processes import free_port, ready, start, stop
 from tests.support.simulator import APP_ID, app_key, other_key
@@ -136,7 +136,7 @@ def test_a_seat_that_requires_the_sandbox_stops_the_start_where_none_works(
     config = tmp_path / "hindsight.toml"
     local = '["python3", "examples/seat_example.py"]'
     config.write_text(HINDSIGHT_TOML.replace(local, f'{local}\nsandbox = "required"'))
-    missing = Sandbox(Mechanism.NONE, "'bwrap' not found: install bubblewrap")
+    missing = Sandbox(Isolation.NONE, "'bwrap' not found: install bubblewrap")
     with pytest.raises(ConfigError) as failure:
         usable_config(config, KEYS, cwd=ROOT, sandbox=missing)
     assert failure.value.problems == (

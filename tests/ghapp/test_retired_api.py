@@ -10,7 +10,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
-from continual.maintenance import Action, Verdict, publish
+from continual.maintenance import Action, Ruling, publish
 from ghapp.cli import main as cli
 from tests.ghapp.test_api import Api
 from tests.support.recall import NOW, Clock, Tenant, accept, api, entry_of, seed, token
@@ -40,7 +40,7 @@ def world(engine: Engine, tmp_path: Path) -> Iterator[World]:
 
 def retire(world: World, name: str = "parse_config") -> tuple[str, int]:
     entry = entry_of(world.engine, world.org.repos["octo/app"], name)
-    verdict = Verdict(entry.id, entry.revision, Action.RETIRE, "src/app.py was deleted", COMMIT)
+    verdict = Ruling(entry.id, entry.revision, Action.RETIRE, "src/app.py was deleted", COMMIT)
     result = publish(world.engine, lambda conn: ([verdict], {}), now=NOW + 500)
     assert result.retired == 1
     return entry.id, entry.revision + 1

@@ -23,7 +23,7 @@ import review.proof
 from continual.tables import ProofRow
 from review.contract import Proof
 from review.proof import ProofOutcome, checkout_dir
-from review.sandbox import UNSANDBOXED, Limits, Mechanism, Sandbox, detect_sandbox
+from review.sandbox import UNSANDBOXED, Isolation, Limits, Sandbox, detect_sandbox
 from review.sandbox.command import NOBODY
 from review.sandbox.detect import SETPRIV
 from review.sandbox.tree import Listing
@@ -46,8 +46,8 @@ Entries = list[tuple[str, bytes, str]]
 
 def sandboxes() -> dict[str, Sandbox]:
     found = detect_sandbox()
-    assert found.mechanism is Mechanism.BWRAP, found.detail
-    userns = Sandbox(Mechanism.BWRAP, "user namespace only", found.binary, drop_privileges=False)
+    assert found.isolation is Isolation.BWRAP, found.detail
+    userns = Sandbox(Isolation.BWRAP, "user namespace only", found.binary, drop_privileges=False)
     return {"setpriv": found, "userns": userns, "unsandboxed": UNSANDBOXED}
 
 
@@ -256,7 +256,7 @@ for name, sha in json.loads(sys.argv[2]).items():
         report = asyncio.run(
             run_proof(Proof(test=TEST, fix=FIX), repo=repo, sha=sha, timeout_s=60, sandbox=box)
         )
-        answers[f"{name} {box.mechanism.value}"] = [report.outcome.value, report.reason]
+        answers[f"{name} {box.isolation.value}"] = [report.outcome.value, report.reason]
 print(json.dumps(answers))
 """
 

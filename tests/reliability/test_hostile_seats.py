@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from review.sandbox import Mechanism, detect_sandbox
+from review.sandbox import Isolation, detect_sandbox
 from review.sandbox.cgroup import Bound, bounded_group
 from tests.support.processes import running_with
 
 pytestmark = pytest.mark.skipif(
-    detect_sandbox().mechanism is not Mechanism.BWRAP, reason="bubblewrap does not run here"
+    detect_sandbox().isolation is not Isolation.BWRAP, reason="bubblewrap does not run here"
 )
 
 SECRETS = {

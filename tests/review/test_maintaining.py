@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from continual.maintenance import Action, Anchors, Lesson, Verdict
+from continual.maintenance import Action, AnchoredEntry, Anchors, Ruling
 from review.contract import CallFailed
 from review.maintaining import SCHEMA, Case, ask_seat, batches, build_request, parse_answer
 from review.seats import make_seat
@@ -19,7 +19,7 @@ ANCHORS = Anchors(("src/app.py",), (("parse_config", "src/app.py"),))
 
 
 def case(n: int, excerpt: str = "def parse_config(path):\n    return None\n") -> Case:
-    lesson = Lesson(
+    lesson = AnchoredEntry(
         f"e{n}",
         n + 1,
         f"k{n}",
@@ -29,9 +29,7 @@ def case(n: int, excerpt: str = "def parse_config(path):\n    return None\n") ->
         ANCHORS,
         "a" * 40,
     )
-    rule = Verdict(
-        lesson.entry_id, lesson.revision, Action.KEEP, "still there", HEAD, settled=False
-    )
+    rule = Ruling(lesson.entry_id, lesson.revision, Action.KEEP, "still there", HEAD, settled=False)
     return Case(lesson, rule, (("src/app.py", excerpt),))
 
 

@@ -9,7 +9,7 @@ import pytest
 from review.config import ProofPolicy
 from review.contract import Proof
 from review.proof import ProofOutcome
-from review.sandbox import Mechanism, detect_sandbox, for_policy
+from review.sandbox import Isolation, detect_sandbox, for_policy
 from tests.support.proofs import FIX, FIXED, TEST, first_commit, git, make_repo, prove
 
 UNRELATED_FIX = """\
@@ -106,7 +106,7 @@ def test_the_first_run_leaves_nothing_for_the_second(repo: Path) -> None:
 
 def test_without_a_sandbox_the_proof_is_skipped_and_says_why(repo: Path) -> None:
     missing = detect_sandbox("/nonexistent/bin/bwrap")
-    assert missing.mechanism is Mechanism.NONE
+    assert missing.isolation is Isolation.NONE
     report = prove(Proof(test=TEST, fix=FIX), repo, first_commit(repo), sandbox=missing)
     assert report.outcome is ProofOutcome.SKIPPED
     assert report.reason.startswith("proof skipped: no sandbox")
@@ -117,7 +117,7 @@ def test_without_a_sandbox_the_proof_is_skipped_and_says_why(repo: Path) -> None
 
 def test_the_unsandboxed_opt_in_runs_the_proof_on_a_copy(repo: Path) -> None:
     chosen = for_policy(detect_sandbox("/nonexistent/bin/bwrap"), ProofPolicy.UNSANDBOXED)
-    assert chosen.mechanism is Mechanism.UNSANDBOXED
+    assert chosen.isolation is Isolation.UNSANDBOXED
     report = prove(Proof(test=f"env; {TEST}", fix=FIX), repo, first_commit(repo), sandbox=chosen)
     assert report.outcome is ProofOutcome.PROVEN
     assert report.sandbox == "unsandboxed"
@@ -129,5 +129,5 @@ def test_the_unsandboxed_opt_in_runs_the_proof_on_a_copy(repo: Path) -> None:
 
 def test_a_working_sandbox_is_used_whatever_the_policy(repo: Path) -> None:
     found = detect_sandbox()
-    assert found.mechanism is Mechanism.BWRAP, found.detail
+    assert found.isolation is Isolation.BWRAP, found.detail
     assert for_policy(found, ProofPolicy.UNSANDBOXED) == found

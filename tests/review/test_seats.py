@@ -33,7 +33,7 @@ from review.contract import (
 from review.demo_seat import PASSING_TEST
 from review.lenses import Lens
 from review.prompt import render_call_prompt, render_header
-from review.sandbox import Mechanism, Sandbox, detect_sandbox
+from review.sandbox import Isolation, Sandbox, detect_sandbox
 from review.sandbox.seat import seat_view
 from review.seats import CommandSeat, Seat, make_seat
 from review.shards import PullFile, cut_shards
@@ -67,7 +67,7 @@ PATCH = textwrap.dedent(
 
 
 needs_bwrap = pytest.mark.skipif(
-    detect_sandbox().mechanism is not Mechanism.BWRAP, reason="bubblewrap does not run here"
+    detect_sandbox().isolation is not Isolation.BWRAP, reason="bubblewrap does not run here"
 )
 
 
@@ -265,7 +265,7 @@ def test_command_seat_stderr_is_kept_only_as_a_short_tail(tmp_path: Path) -> Non
 
 
 def no_sandbox() -> Sandbox:
-    return Sandbox(Mechanism.NONE, "'bwrap' not found: install bubblewrap")
+    return Sandbox(Isolation.NONE, "'bwrap' not found: install bubblewrap")
 
 
 WHERE_SEAT = """\

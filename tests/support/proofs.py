@@ -11,7 +11,7 @@ import uvloop
 
 from review.contract import Proof
 from review.proof import ProofReport, run_proof
-from review.sandbox import Limits, Mechanism, Sandbox, detect_sandbox
+from review.sandbox import Isolation, Limits, Sandbox, detect_sandbox
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
@@ -65,7 +65,7 @@ def first_commit(repo: Path) -> str:
 def working_sandbox() -> Sandbox:
     """The machine's sandbox; these tests need bubblewrap working (`.ci/run` installs it)."""
     sandbox = detect_sandbox()
-    assert sandbox.mechanism is Mechanism.BWRAP, f"no working bubblewrap: {sandbox.detail}"
+    assert sandbox.isolation is Isolation.BWRAP, f"no working bubblewrap: {sandbox.detail}"
     return sandbox
 
 
