@@ -1,4 +1,12 @@
-"""Hidden markers that tie a review comment to its suggestion and a fix PR to the suggestion it fixes."""
+"""Every hidden marker the app writes and reads: the suggestion marker that ties a review comment to
+its suggestion, the fix marker that ties a fix PR to the suggestion it fixes, the review marker that
+ties a posted review to its draft, and the status marker that opens the status block of the app's
+own comment.
+
+One rule reads them all: the last exact occurrence in a body counts. The app writes its own marker
+after anything it quotes (and what it quotes is neutralised), so a quoted or forged copy earlier in
+a body never wins; anything but the exact form is no marker at all.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +15,16 @@ from dataclasses import dataclass
 
 SUGGESTION_MARKER = "<!-- hindsight:suggestion id={sid} entry={entry} -->"
 FIX_MARKER = "<!-- hindsight:fix suggestion={sid} -->"
+REVIEW_MARKER = "<!-- hindsight:review id={review} -->"
+STATUS_MARKER = "<!-- hindsight:status -->"
 
 SUGGESTION_ID_PATTERN = r"[A-Za-z0-9_-]{1,128}"
 ENTRY_KEY_PATTERN = r"lesson/(?:[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?)?-[0-9a-f]{10}"
+REVIEW_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 
 _SUGGESTION_ID = re.compile(SUGGESTION_ID_PATTERN)
 _ENTRY_KEY = re.compile(ENTRY_KEY_PATTERN)
+_REVIEW_ID = re.compile(REVIEW_ID_PATTERN)
 # Where an HTML comment (and so a marker) would open or close: after `<!-` before a `-`, and
 # after a `-` before `->` or `-!>`. Text from outside gets a break there.
 _COMMENT_DELIMITER = re.compile(r"<!-(?=-)|-(?=-!?>)")
@@ -22,6 +34,7 @@ _SUGGESTION_EXACT = re.compile(
     rf"<!-- hindsight:suggestion id=({SUGGESTION_ID_PATTERN}) entry=({ENTRY_KEY_PATTERN}) -->"
 )
 _FIX_EXACT = re.compile(rf"<!-- hindsight:fix suggestion=({SUGGESTION_ID_PATTERN}) -->")
+_REVIEW_EXACT = re.compile(rf"<!-- hindsight:review id=({REVIEW_ID_PATTERN}) -->")
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,7 @@ def neutralise(text: str) -> str:
     return _COMMENT_DELIMITER.sub(lambda match: match.group(0) + _BREAK, text)
 
 
-def last_match(pattern: re.Pattern[str], body: str | None) -> re.Match[str] | None:
+def _last_match(pattern: re.Pattern[str], body: str | None) -> re.Match[str] | None:
     """The last exact occurrence of a marker `pattern` in `body`: the app's own marker is written
     after anything it quotes, so the last one is the one that counts."""
     last: re.Match[str] | None = None
@@ -82,7 +95,7 @@ def last_match(pattern: re.Pattern[str], body: str | None) -> re.Match[str] | No
 
 def parse_suggestion_marker(body: str | None) -> SuggestionMarker | None:
     """The last exactly formed suggestion marker in a body, if any."""
-    match = last_match(_SUGGESTION_EXACT, body)
+    match = _last_match(_SUGGESTION_EXACT, body)
     if match is None:
         return None
     return SuggestionMarker(suggestion_id=match.group(1), entry_key=match.group(2))
@@ -95,5 +108,34 @@ def without_suggestion_marker(body: str) -> str:
 
 def parse_fix_marker(body: str | None) -> str | None:
     """The suggestion id named by the last exactly formed fix marker in a PR body, if any."""
-    match = last_match(_FIX_EXACT, body)
+    match = _last_match(_FIX_EXACT, body)
     return match.group(1) if match else None
+
+
+def render_review_marker(review_id: str) -> str:
+    """The marker that ends a posted review's body, naming the draft it was posted from."""
+    if not _REVIEW_ID.fullmatch(review_id):
+        message = (
+            f"review id {review_id!r} is not 1-64 characters of [A-Za-z0-9_-]; "
+            "use an opaque id made of those characters"
+        )
+        raise ValueError(message)
+    return REVIEW_MARKER.format(review=review_id)
+
+
+def parse_review_marker(body: str | None) -> str | None:
+    """The review id named by the last exactly formed review marker in a review body, if any."""
+    match = _last_match(_REVIEW_EXACT, body)
+    return match.group(1) if match else None
+
+
+def split_status(body: str) -> tuple[str, str | None]:
+    """The app's comment cut at its last status marker: the text before it, and the status block
+    after it (None when the body has no status marker).
+
+    The last marker, as for every marker: the app writes its status block at the very end, so a
+    copy quoted or planted earlier stays part of the text and is never the place the cut is made
+    (cutting there would drop what follows it, the suggestion marker included).
+    """
+    head, marker, block = body.rpartition(STATUS_MARKER)
+    return (head, block) if marker else (body, None)

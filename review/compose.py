@@ -9,15 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from continual.entry_keys import normalise_title
-from continual.markers import last_match, with_suggestion_marker
+from continual.markers import render_review_marker, with_suggestion_marker
 from continual.patches import commentable_new_lines
 from continual.tables import CallStatus
 from review.orchestrate import CallOutcome, PostedFinding
 from review.safe_text import bounded_inline, bounded_text, code_span
 from review.shards import PullFile
 
-REVIEW_MARKER = "<!-- hindsight:review id={review} -->"
-REVIEW_MARKER_PATTERN = re.compile(r"<!-- hindsight:review id=([A-Za-z0-9_-]{1,64}) -->")
 PROVEN_NOTE = "**Proven:** {test} fails on this commit and passes with the fix."
 UNPOSTED_SUGGESTION_NOTE = (
     "The suggested change ({count} characters) is too long to post here; "
@@ -96,16 +94,6 @@ class Draft:
 def commentable_lines(files: Iterable[PullFile]) -> dict[str, frozenset[int]]:
     """New-file line numbers a review comment may sit on (added and context lines) per path."""
     return {item.path: commentable_new_lines(item.patch) for item in files}
-
-
-def review_marker(review_id: str) -> str:
-    return REVIEW_MARKER.format(review=review_id)
-
-
-def marked_review_id(body: str | None) -> str | None:
-    """The review id the last review marker in a posted review's body names, if any."""
-    match = last_match(REVIEW_MARKER_PATTERN, body)
-    return match.group(1) if match else None
 
 
 def suggestion_block(code: str) -> str:
@@ -283,7 +271,7 @@ def compose(
         head += ["", WITHHELD_NOTE.format(count=withheld)]
     if failed:
         head += ["", FAILED_NOTE.format(failed=failed, total=len(calls))]
-    tail = ["", review_marker(review_id)]
+    tail = ["", render_review_marker(review_id)]
     body = _bounded_body(head, outside, tail)
     return Draft(review_id, commit_id, body, tuple(comments))
 
@@ -308,7 +296,7 @@ def _bounded_body(
 
 def fold_comments(draft: Draft) -> Draft:
     """The draft with its comments listed in the body instead (GitHub refused to place them)."""
-    marker = review_marker(draft.review_id)
+    marker = render_review_marker(draft.review_id)
     head = draft.body.replace(marker, "").rstrip().split("\n")
     folded = [
         f"- {code_span(item.path)} line {item.line}" + (f": {item.summary}" if item.summary else "")

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from continual.markers import parse_suggestion_marker
+from continual.markers import parse_review_marker, parse_suggestion_marker
 from review import records
-from review.compose import Draft, fold_comments, marked_review_id
+from review.compose import Draft, fold_comments
 from review.github import PlacementRefused, PostedComment, PostedReview, ReviewGitHub, ReviewGone
 from review.records import ReviewTarget
 
@@ -63,7 +63,7 @@ async def _find_posted(
     Only the app's own reviews are read, and in each only its last review marker counts.
     """
     for review in await github.list_reviews(target.repository, target.pr):
-        if review.ours and marked_review_id(review.body) == review_id:
+        if review.ours and parse_review_marker(review.body) == review_id:
             return review
     return None
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from continual.markers import STATUS_MARKER, split_status
 from continual.stored import StoredReceipt
 
-STATUS_MARKER = "<!-- hindsight:status -->"
 SOURCE_WORDS = {
     "reply": "a reply",
     "reaction": "a reaction on this comment",
@@ -62,8 +62,9 @@ def render_status(receipt: StoredReceipt | None) -> str:
 
 
 def without_status(body: str) -> str:
-    """The body before its status block (the app's own comment carries at most one)."""
-    head, _, _ = body.partition(STATUS_MARKER)
+    """The body before its status block, cut at the last status marker as every marker is read
+    (continual.markers.split_status): a copy earlier in the body stays text."""
+    head, _block = split_status(body)
     return head.rstrip()
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from continual.entry_keys import entry_key
-from continual.markers import parse_suggestion_marker
+from continual.markers import parse_review_marker, parse_suggestion_marker
 from continual.tables import CallStatus
 from review import orchestrate
 from review.compose import (
@@ -19,7 +19,6 @@ from review.compose import (
     commentable_lines,
     compose,
     fold_comments,
-    marked_review_id,
     suggestion_block,
 )
 from review.config import ReviewSettings, SeatConfig, SeatKind
@@ -164,11 +163,11 @@ def test_compose_puts_off_diff_findings_in_the_body_and_code_in_suggestion_block
     marker = parse_suggestion_marker(comment.body)
     assert marker is not None and marker.suggestion_id == "s_in"
     assert OUTSIDE_HEADER in draft.body and "`src/f0.py` line 40" in draft.body
-    assert marked_review_id(draft.body) == "r_1"
+    assert parse_review_marker(draft.body) == "r_1"
     assert Draft.from_json(draft.to_json()) == draft
     folded = fold_comments(draft)
     assert folded.comments == () and "`src/f0.py` line 2" in folded.body
-    assert marked_review_id(folded.body) == "r_1"
+    assert parse_review_marker(folded.body) == "r_1"
 
 
 def test_the_body_stays_within_githubs_limit() -> None:
@@ -183,7 +182,7 @@ def test_the_body_stays_within_githubs_limit() -> None:
         lenses=["correctness"],
     )
     assert len(draft.body) <= MAX_BODY_CHARS
-    assert "more findings omitted" in draft.body and marked_review_id(draft.body) == "r_1"
+    assert "more findings omitted" in draft.body and parse_review_marker(draft.body) == "r_1"
 
 
 def test_suggestion_fence_outgrows_backticks_in_the_code() -> None:
@@ -211,4 +210,4 @@ def test_the_body_counts_findings_withheld_because_they_were_dismissed_here() ->
     assert "not posted" not in compose(**arguments).body
     body = compose(**arguments, withheld=2).body
     assert "2 more findings not posted: maintainers dismissed their mechanism here before" in body
-    assert marked_review_id(body) == "r_1"
+    assert parse_review_marker(body) == "r_1"
