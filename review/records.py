@@ -16,11 +16,11 @@ from continual.proofs import NewProof, ProofEvidence, record_proofs
 from continual.secrets import redact, redact_json, redact_optional
 from continual.suppression import Withheld, record_withheld
 from continual.tables import (
-    Agreement,
-    CallRecordRow,
     CallStatus,
     ProofRow,
-    ReviewRecord,
+    ReviewAgreement,
+    ReviewCallRow,
+    ReviewRow,
     ReviewState,
     Suggestion,
     SuppressedFinding,
@@ -62,7 +62,7 @@ def claim_review(engine: Engine, target: ReviewTarget, *, now: int) -> Claim:
     try:
         with engine.begin() as conn:
             conn.execute(
-                insert(ReviewRecord).values(
+                insert(ReviewRow).values(
                     id=review_id,
                     account_id=target.account_id,
                     repository_id=target.repository_id,
@@ -77,10 +77,10 @@ def claim_review(engine: Engine, target: ReviewTarget, *, now: int) -> Claim:
         pass
     with engine.begin() as conn:
         row = conn.execute(
-            select(ReviewRecord).where(
-                ReviewRecord.repository_id == target.repository_id,
-                ReviewRecord.pr == target.pr,
-                ReviewRecord.head_sha == target.head_sha,
+            select(ReviewRow).where(
+                ReviewRow.repository_id == target.repository_id,
+                ReviewRow.pr == target.pr,
+                ReviewRow.head_sha == target.head_sha,
             )
         ).one()
         state = ReviewState(row.state)
@@ -91,8 +91,8 @@ def claim_review(engine: Engine, target: ReviewTarget, *, now: int) -> Claim:
 
 
 def _reset(conn: Connection, review_id: str) -> None:
-    conn.execute(delete(CallRecordRow).where(CallRecordRow.review_id == review_id))
-    conn.execute(delete(Agreement).where(Agreement.review_id == review_id))
+    conn.execute(delete(ReviewCallRow).where(ReviewCallRow.review_id == review_id))
+    conn.execute(delete(ReviewAgreement).where(ReviewAgreement.review_id == review_id))
     conn.execute(delete(ProofRow).where(ProofRow.review_id == review_id))
     conn.execute(delete(Suggestion).where(Suggestion.review_id == review_id))
     conn.execute(delete(SuppressedFinding).where(SuppressedFinding.review_id == review_id))
@@ -158,8 +158,8 @@ def save_run(
         )
         state = ReviewState.POSTING if draft is not None else ReviewState.EMPTY
         conn.execute(
-            update(ReviewRecord)
-            .where(ReviewRecord.id == run.review_id)
+            update(ReviewRow)
+            .where(ReviewRow.id == run.review_id)
             .values(
                 state=state.value,
                 set_sha256=lessons_sha256,
@@ -242,7 +242,7 @@ def _save_calls(conn: Connection, account_id: int, run: ReviewRun, now: int) -> 
     if not run.calls:
         return
     conn.execute(
-        insert(CallRecordRow),
+        insert(ReviewCallRow),
         [
             {
                 "account_id": account_id,
@@ -279,7 +279,7 @@ def _save_agreements(
 ) -> None:
     for agreeing in item.agreements:
         conn.execute(
-            insert(Agreement).values(
+            insert(ReviewAgreement).values(
                 account_id=account_id,
                 review_id=review_id,
                 suggestion_id=suggestion_id,
@@ -295,8 +295,8 @@ def mark_posted(engine: Engine, review_id: str, github_review_id: int, *, now: i
     """Record the posted review's GitHub id: from now on the head counts as reviewed."""
     with engine.begin() as conn:
         conn.execute(
-            update(ReviewRecord)
-            .where(ReviewRecord.id == review_id)
+            update(ReviewRow)
+            .where(ReviewRow.id == review_id)
             .values(
                 state=ReviewState.POSTED.value, github_review_id=github_review_id, finished_ms=now
             )

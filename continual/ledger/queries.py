@@ -17,12 +17,12 @@ from continual.ledger.values import (
 )
 from continual.summary import is_summary_id
 from continual.tables import (
-    Agreement,
-    CallRecordRow,
     CallStatus,
     Injection,
     Receipt,
-    ReviewRecord,
+    ReviewAgreement,
+    ReviewCallRow,
+    ReviewRow,
     ReviewState,
     Suggestion,
     SuppressedFinding,
@@ -101,9 +101,9 @@ def reviews(conn: Connection, account_id: int) -> dict[int, tuple[int, int]]:
     """Per repository: how many reviews ran and how many of them were posted."""
     out: defaultdict[int, tuple[int, int]] = defaultdict(lambda: (0, 0))
     for repository_id, state, count in conn.execute(
-        select(ReviewRecord.repository_id, ReviewRecord.state, func.count())
-        .where(ReviewRecord.account_id == account_id)
-        .group_by(ReviewRecord.repository_id, ReviewRecord.state)
+        select(ReviewRow.repository_id, ReviewRow.state, func.count())
+        .where(ReviewRow.account_id == account_id)
+        .group_by(ReviewRow.repository_id, ReviewRow.state)
     ).all():
         total, posted = out[repository_id]
         out[repository_id] = (
@@ -119,19 +119,19 @@ def calls(conn: Connection, account_id: int) -> dict[int, Calls]:
     failures: defaultdict[int, Counter[tuple[str, str]]] = defaultdict(Counter)
     for repository_id, seat, status, reason, count in conn.execute(
         select(
-            ReviewRecord.repository_id,
-            CallRecordRow.seat,
-            CallRecordRow.status,
-            CallRecordRow.reason,
+            ReviewRow.repository_id,
+            ReviewCallRow.seat,
+            ReviewCallRow.status,
+            ReviewCallRow.reason,
             func.count(),
         )
-        .join(ReviewRecord, ReviewRecord.id == CallRecordRow.review_id)
-        .where(CallRecordRow.account_id == account_id)
+        .join(ReviewRow, ReviewRow.id == ReviewCallRow.review_id)
+        .where(ReviewCallRow.account_id == account_id)
         .group_by(
-            ReviewRecord.repository_id,
-            CallRecordRow.seat,
-            CallRecordRow.status,
-            CallRecordRow.reason,
+            ReviewRow.repository_id,
+            ReviewCallRow.seat,
+            ReviewCallRow.status,
+            ReviewCallRow.reason,
         )
     ).all():
         statuses[repository_id][status] += count
@@ -155,7 +155,7 @@ def agreements(conn: Connection, account_id: int) -> Counter[str]:
     """How many other seats reported each suggestion too (recorded, never counted as acceptance)."""
     return Counter(
         conn.execute(
-            select(Agreement.suggestion_id).where(Agreement.account_id == account_id)
+            select(ReviewAgreement.suggestion_id).where(ReviewAgreement.account_id == account_id)
         ).scalars()
     )
 

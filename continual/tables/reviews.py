@@ -25,7 +25,7 @@ class CallStatus(StrEnum):
     SKIPPED = "skipped"  # over the review's max_calls budget
 
 
-class ReviewRecord(Base):
+class ReviewRow(Base):
     """One review of one pull-request head; unique per (repository, pr, head_sha)."""
 
     __tablename__ = "reviews"
@@ -52,7 +52,7 @@ class ReviewRecord(Base):
     finished_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 
-class CallRecordRow(Base):
+class ReviewCallRow(Base):
     """One seat × lens × shard call of a review and how it ended."""
 
     __tablename__ = "review_calls"
@@ -80,7 +80,7 @@ class CallRecordRow(Base):
     created_ms: Mapped[int] = mapped_column(BigInteger)
 
 
-class Agreement(Base):
+class ReviewAgreement(Base):
     """Another seat reported a posted suggestion's mechanism on the same line. Never a decision."""
 
     __tablename__ = "review_agreements"

@@ -127,6 +127,29 @@ def test_every_table_class_lives_with_the_schema() -> None:
     } == set()
 
 
+def _singular_class(table: str) -> str:
+    """``link_names`` → ``LinkName``, ``entries`` → ``Entry``, ``lesson_provenance`` kept."""
+    words = table.split("_")
+    last = words[-1]
+    words[-1] = last[:-3] + "y" if last.endswith("ies") else last.removesuffix("s")
+    return "".join(word.capitalize() for word in words)
+
+
+def test_table_classes_are_named_for_their_tables() -> None:
+    """The naming convention of continual/tables/__init__.py: the class is the table's noun,
+    singular, with ``Row`` where a value class holds the same thing."""
+    names = {
+        mapper.class_.__table__.name: mapper.class_.__name__ for mapper in Base.registry.mappers
+    }
+    assert names["link_names"] == "LinkName" and names["memory_items"] == "MemoryItemRow"
+    misnamed = {
+        table: name
+        for table, name in names.items()
+        if name not in (_singular_class(table), _singular_class(table) + "Row")
+    }
+    assert misnamed == {}
+
+
 def test_the_schema_page_is_what_the_tables_render() -> None:
     """docs/schema.md is generated (``python -m ghapp.schema > docs/schema.md``): a change of a table
     comes with its page."""

@@ -12,24 +12,24 @@ from typing import Any
 
 import httpx
 import pytest
+from ghapp.cli.review import ledgers
 from sqlalchemy import Engine, Row, select
 
 from continual import persons
 from continual.markers import parse_suggestion_marker
 from continual.memory import find_session_file
 from continual.tables import (
-    Agreement,
-    CallRecordRow,
     MemoryHitRow,
     MemoryItemRow,
     MemorySummaryRow,
     Receipt,
-    ReviewRecord,
+    ReviewAgreement,
+    ReviewCallRow,
+    ReviewRow,
     Suggestion,
 )
 from continual.writeback.apply import apply_decisions
 from ghapp.cli import review as cli_review
-from ghapp.cli.review import ledgers
 from ghsim import addition_patch
 from review import records
 from review.prompt import HEADER_END
@@ -118,10 +118,10 @@ def test_opened_pull_gets_one_review_from_two_seats_two_lenses_and_several_shard
     assert {s.comment_of for s in suggestions if s.comment_of is not None} == carrying
     assert len({s.comment_id for s in suggestions}) == 4, "each lens's row links to one comment"
     assert {s.lens for s in suggestions} == {"correctness", "tests"}
-    assert len(_rows(engine, Agreement)) == 8
-    calls = _rows(engine, CallRecordRow)
+    assert len(_rows(engine, ReviewAgreement)) == 8
+    calls = _rows(engine, ReviewCallRow)
     assert len(calls) == 16 and {c.status for c in calls} == {"ok"}
-    (review,) = _rows(engine, ReviewRecord)
+    (review,) = _rows(engine, ReviewRow)
     (posted,) = h.sim.reviews(REPO, 1, include_implicit=False)
     assert review.state == "posted" and review.github_review_id == posted["id"]
     assert f"<!-- hindsight:review id={review.id} -->" in posted["body"]
@@ -147,7 +147,7 @@ def test_budgets_hold_and_say_what_they_omitted(engine: Engine, tmp_path: Path) 
     assert len(requests) == 10
     assert all(len(r["memory"]) <= 400 for r in requests)
     assert any(re.search(r"\n\d+ more omitted$", r["memory"]) for r in requests)
-    calls = _rows(engine, CallRecordRow)
+    calls = _rows(engine, ReviewCallRow)
     assert sum(1 for c in calls if c.status == "skipped") == 16 - 10
     assert max(c.memory_omitted for c in calls) > 0
     (ledger,) = ledgers(engine, now=0)
@@ -208,7 +208,7 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
         second = requests_of(logs)
         assert h.review_posts() == 2
 
-    reviews = sorted(_rows(engine, ReviewRecord), key=lambda r: r.pr)
+    reviews = sorted(_rows(engine, ReviewRow), key=lambda r: r.pr)
     old, new = reviews[0].id, reviews[1].id
     (request,) = second
     assert request["cross_session"].startswith("Recalled from earlier sessions:\n")
@@ -248,7 +248,7 @@ def test_deleting_a_review_session_through_the_api_removes_its_memory_file(
     with harness(engine, tmp_path, toml) as h:
         h.sim.open_pull(REPO, files=bug_files(1))
         h.run()
-        (review,) = _rows(engine, ReviewRecord)
+        (review,) = _rows(engine, ReviewRow)
         path = find_session_file(h.settings.store_dir, review.id)
         assert path is not None and path.is_file()
         items = [i for i in _rows(engine, MemoryItemRow) if i.review_id == review.id]
@@ -299,7 +299,7 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
     assert summary.text.startswith("Memory summary for octo-org/widgets. Memory is a heuristic")
     assert "Unchecked parse_config result (correctness; lesson " in summary.text
     assert summary.text in request["header"] and request["prompt"].startswith(request["header"])
-    reviews = sorted(_rows(engine, ReviewRecord), key=lambda r: r.pr)
+    reviews = sorted(_rows(engine, ReviewRow), key=lambda r: r.pr)
     assert reviews[1].lessons == 1 and reviews[1].set_sha256 != reviews[0].set_sha256
     (second,) = [s for s in _rows(engine, Suggestion) if s.pr == 2]
     assert second.set_sha256 == reviews[1].set_sha256
@@ -329,7 +329,7 @@ def test_the_same_opened_delivered_twice_posts_one_review(engine: Engine, tmp_pa
             )
         assert h.run() == 3  # installation, opened, the variant
         assert h.review_posts() == 1
-    assert len(_rows(engine, ReviewRecord)) == 1
+    assert len(_rows(engine, ReviewRow)) == 1
 
 
 def test_a_retry_after_a_crash_between_posting_and_recording_does_not_post_twice(
@@ -350,13 +350,13 @@ def test_a_retry_after_a_crash_between_posting_and_recording_does_not_post_twice
         h.sim.open_pull(REPO, files=bug_files(2))
         h.run()
         assert crashes and h.review_posts() == 1
-        (review,) = _rows(engine, ReviewRecord)
+        (review,) = _rows(engine, ReviewRow)
         assert review.state == "posting"
         h.clock.advance(600)
         assert h.run() == 1
         assert h.review_posts() == 1
 
-    (review,) = _rows(engine, ReviewRecord)
+    (review,) = _rows(engine, ReviewRow)
     assert review.state == "posted" and review.github_review_id is not None
     assert all(s.comment_id is not None for s in _rows(engine, Suggestion))
 

@@ -9,19 +9,19 @@ from sqlalchemy import Engine, func, insert, select
 
 from continual.memory import ItemKind, MemoryHit, MemoryItem, save_hits, save_items
 from continual.tables import (
-    Agreement,
     Base,
-    CallRecordRow,
     MemoryHitRow,
     MemoryItemRow,
-    ReviewRecord,
+    ReviewAgreement,
+    ReviewCallRow,
+    ReviewRow,
 )
 from continual.values import EntryState
 from ghapp.purge import purge_account
 from review import records
 from tests.support.store import ACCOUNT_ID, REPO_ID, add_suggestion, seed_tenant
 
-REVIEW_TABLES = (ReviewRecord, CallRecordRow, Agreement, MemoryItemRow, MemoryHitRow)
+REVIEW_TABLES = (ReviewRow, ReviewCallRow, ReviewAgreement, MemoryItemRow, MemoryHitRow)
 NOW = datetime(2025, 3, 1, tzinfo=UTC)
 NOW_MS = int(NOW.timestamp() * 1000)
 
@@ -59,12 +59,12 @@ def test_every_review_table_has_an_account_and_purge_empties_them(
     with engine.begin() as conn:
         common = {"account_id": ACCOUNT_ID, "review_id": claim.review_id, "created_ms": 0}
         conn.execute(
-            insert(CallRecordRow).values(
+            insert(ReviewCallRow).values(
                 call_id="c", seat="a", lab="l", lens="x", shard=0, status="ok", **common
             )
         )
         conn.execute(
-            insert(Agreement).values(suggestion_id=sid, seat="b", lab="l", lens="x", **common)
+            insert(ReviewAgreement).values(suggestion_id=sid, seat="b", lab="l", lens="x", **common)
         )
     with engine.begin() as conn:
         save_hits(
@@ -93,7 +93,7 @@ def test_a_second_claim_of_the_same_head_finds_the_first(engine: Engine) -> None
     done = records.claim_review(engine, target, now=NOW_MS)
     assert (done.state.value, done.github_review_id) == ("posted", 99)
     with engine.connect() as conn:
-        assert conn.execute(select(func.count()).select_from(ReviewRecord)).scalar_one() == 1
+        assert conn.execute(select(func.count()).select_from(ReviewRow)).scalar_one() == 1
 
 
 def test_a_running_review_claimed_again_starts_without_its_earlier_memory(
