@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sqlalchemy import select
 
 from bench.common import bar
-from continual.tables import CallRecordRow
+from continual.tables import ReviewCallRow
 from ghapp.app import build_deps
 from ghapp.db import make_engine, migrate
 from ghapp.github.client import GitHubClient
@@ -128,7 +128,7 @@ async def review_once(folder: Path) -> dict[str, Any]:
             [c for c in sim.review_comments(REPO, 1) if c["pull_request_review_id"] == review["id"]]
         )
     with engine.connect() as conn:
-        durations = list(conn.execute(select(CallRecordRow.duration_ms)).scalars())
+        durations = list(conn.execute(select(ReviewCallRow.duration_ms)).scalars())
     engine.dispose()
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     return {

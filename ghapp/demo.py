@@ -23,7 +23,7 @@ from continual.tables import (
     MemorySummaryRow,
     Receipt,
     Repository,
-    ReviewRecord,
+    ReviewRow,
     Suggestion,
     SuppressedFinding,
 )
@@ -272,7 +272,7 @@ def run_steps(demo: Demo) -> None:
     )
     posted = review_step(demo, second["number"])
     with reading(demo.engine) as conn:
-        review = conn.execute(select(ReviewRecord).where(ReviewRecord.pr == second["number"])).one()
+        review = conn.execute(select(ReviewRow).where(ReviewRow.pr == second["number"])).one()
         withheld = conn.execute(
             select(SuppressedFinding).where(SuppressedFinding.review_id == review.id)
         ).all()

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, func, select
 
 from continual.ledger.values import signal_of
 from continual.recall.lessons import load_lessons
-from continual.tables import Account, CallRecordRow, Receipt
+from continual.tables import Account, Receipt, ReviewCallRow
 from continual.values import EntryState
 
 
@@ -38,8 +38,8 @@ def store_totals(conn: Connection, *, now: int) -> StoreTotals:
     calls = {
         (seat, status): count
         for seat, status, count in conn.execute(
-            select(CallRecordRow.seat, CallRecordRow.status, func.count()).group_by(
-                CallRecordRow.seat, CallRecordRow.status
+            select(ReviewCallRow.seat, ReviewCallRow.status, func.count()).group_by(
+                ReviewCallRow.seat, ReviewCallRow.status
             )
         ).all()
     }

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.tables import Entry, ReviewRecord
+from continual.tables import Entry, ReviewRow
 from tests.support.recall import token
 from tests.support.review import ORG, REPO, bug_files, harness, seat_toml
 
@@ -104,9 +104,7 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
         live_rows = conn.execute(select(Entry).where(Entry.deleted_ms.is_(None))).all()
         (entry,) = [row for row in live_rows if row.lens == "correctness"]
         first_review = (
-            conn.execute(select(ReviewRecord.id).order_by(ReviewRecord.created_ms))
-            .scalars()
-            .first()
+            conn.execute(select(ReviewRow.id).order_by(ReviewRow.created_ms)).scalars().first()
         )
     assert first_review is not None
     secret = token(engine, ORG, "mona")

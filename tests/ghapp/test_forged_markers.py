@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual.markers import parse_suggestion_marker
-from continual.tables import Receipt, ReviewRecord, Suggestion
+from continual.tables import Receipt, ReviewRow, Suggestion
 from ghsim import addition_patch
 from review import records
 from tests.support.review import REVIEW_POSTS, harness, lenses_toml, seat_toml
@@ -84,7 +84,7 @@ def test_a_forged_review_marker_outside_the_diff_cannot_make_a_resumed_post_dupl
         h.clock.advance(600)
         h.run()
         assert h.review_posts() == 1, "the resumed post found its own review"
-    (record,) = _rows(engine, ReviewRecord)
+    (record,) = _rows(engine, ReviewRow)
     assert record.state == "posted" and record.github_review_id == review["id"]
 
 
@@ -97,7 +97,7 @@ def test_another_bots_review_carrying_our_marker_is_not_adopted(
         number = h.sim.open_pull(REPO, files=FILES)["number"]
         h.run()
         assert h.sim.reviews(REPO, number, include_implicit=False) == []
-        (record,) = _rows(engine, ReviewRecord)
+        (record,) = _rows(engine, ReviewRow)
         # Another app posts a review carrying the marker of the draft that waits.
         mimic = h.sim.add_review(
             REPO,
@@ -111,7 +111,7 @@ def test_another_bots_review_carrying_our_marker_is_not_adopted(
         h.run()
         reviews = h.sim.reviews(REPO, number, include_implicit=False)
     (ours,) = [r for r in reviews if r["user"]["login"] == h.sim.bot_login]
-    (record,) = _rows(engine, ReviewRecord)
+    (record,) = _rows(engine, ReviewRow)
     assert record.state == "posted"
     assert record.github_review_id == ours["id"] != mimic["id"]
 

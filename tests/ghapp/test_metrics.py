@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 from sqlalchemy import Engine, func, select
 
-from continual.tables import CallRecordRow, Suggestion
+from continual.tables import ReviewCallRow, Suggestion
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghapp.settings import Settings
@@ -63,7 +63,7 @@ def test_metrics_after_a_delivery_a_review_and_a_reply(engine: Engine, tmp_path:
         done = conn.execute(
             select(func.count()).select_from(Job).where(Job.state == "done")
         ).scalar_one()
-        calls = conn.execute(select(func.count()).select_from(CallRecordRow)).scalar_one()
+        calls = conn.execute(select(func.count()).select_from(ReviewCallRow)).scalar_one()
         # One comment carries the finding of every lens that raised it: the reply decides each.
         carried = conn.execute(
             select(func.count())

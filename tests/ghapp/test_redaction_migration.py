@@ -6,7 +6,7 @@ import json
 
 from sqlalchemy import Engine, insert, select
 
-from continual.tables import Account, Entry, LinkName, Receipt, Repository, ReviewRecord, Suggestion
+from continual.tables import Account, Entry, LinkName, Receipt, Repository, ReviewRow, Suggestion
 from tests.support.migrations import NOW, entry, receipt, suggestion, upgrade
 
 REVISION = "0022_redact_stored_secrets"
@@ -56,7 +56,7 @@ def test_stored_secrets_are_redacted(engine_before: Engine) -> None:
         )
         draft = {"review_id": "r_1", "commit_id": "a" * 40, "body": words, "comments": []}
         conn.execute(
-            insert(ReviewRecord).values(
+            insert(ReviewRow).values(
                 id="r_1", account_id=1, repository_id=10, pr=1, head_sha="a" * 40,
                 state="posted", draft=json.dumps(draft), created_ms=NOW,
             )
@@ -70,7 +70,7 @@ def test_stored_secrets_are_redacted(engine_before: Engine) -> None:
             *conn.execute(select(Entry.text, Entry.associations)).one(),
             conn.execute(select(Receipt.span)).scalar_one(),
             conn.execute(select(LinkName.name)).scalar_one(),
-            conn.execute(select(ReviewRecord.draft)).scalar_one(),
+            conn.execute(select(ReviewRow.draft)).scalar_one(),
         ]
     assert len(bodies) == ROWS
     expected = (

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.tables import ReviewRecord, Suggestion
+from continual.tables import ReviewRow, Suggestion
 from ghsim import addition_patch
 from review.compose import FOLDED_HEADER, OUTSIDE_HEADER, Draft
 from tests.support.reliability import job_of, run_until_done
@@ -45,7 +45,7 @@ def test_comments_github_will_not_place_are_posted_in_the_body(
     assert refused[0] == 422 and len(refused[1]["comments"]) == 2
     assert folded[0] == 200 and folded[1]["comments"] == []
     assert folded[1]["commit_id"] == refused[1]["commit_id"]
-    (review,) = _rows(engine, ReviewRecord)
+    (review,) = _rows(engine, ReviewRow)
     assert review.state == "posted" and review.github_review_id == posted["id"]
     body = posted["body"]
     assert FOLDED_HEADER in body and body.endswith(f"<!-- hindsight:review id={review.id} -->")
@@ -73,7 +73,7 @@ def test_a_post_that_failed_is_retried_with_the_stored_draft_byte_for_byte(
     assert len(seen) == 1 and "transient" in seen[0][1], "the first attempt failed on the POST"
     assert (failed[0], posted[0]) == (502, 200)
     assert posted[1] == failed[1]
-    (record,) = _rows(engine, ReviewRecord)
+    (record,) = _rows(engine, ReviewRow)
     draft = Draft.from_json(record.draft)
     assert posted[1]["body"] == draft.body == review["body"]
     assert [c["body"] for c in posted[1]["comments"]] == [c.body for c in draft.comments]
@@ -95,5 +95,5 @@ def test_a_refused_review_without_comments_is_not_folded_or_posted_again(
 
     assert status == 422 and body["comments"] == [] and OUTSIDE_HEADER in body["body"]
     assert job.state == "queued" and "Rejected" in (job.last_error or "")
-    (record,) = _rows(engine, ReviewRecord)
+    (record,) = _rows(engine, ReviewRow)
     assert record.state == "posting" and record.github_review_id is None

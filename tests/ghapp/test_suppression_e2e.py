@@ -10,6 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
+from ghapp.cli.people import cmd_recall
+from ghapp.cli.review import ledgers
 from sqlalchemy import Engine, Row, select
 
 from continual import persons
@@ -20,13 +22,11 @@ from continual.tables import (
     Injection,
     MemoryItemRow,
     Receipt,
-    ReviewRecord,
+    ReviewRow,
     Suggestion,
     SuppressedFinding,
 )
 from ghapp.cli.commands import cmd_entry
-from ghapp.cli.people import cmd_recall
-from ghapp.cli.review import ledgers
 from ghsim import addition_patch
 from tests.support.review import Harness, harness, lenses_toml, requests_of, seat_toml
 from tests.support.simulator import ORG, REPO
@@ -74,7 +74,7 @@ def answer(
 
 
 def withheld(engine: Engine, number: int) -> list[Row[Any]]:
-    (review,) = [r for r in rows(engine, ReviewRecord) if r.pr == number]
+    (review,) = [r for r in rows(engine, ReviewRow) if r.pr == number]
     return [r for r in rows(engine, SuppressedFinding) if r.review_id == review.id]
 
 
@@ -135,7 +135,7 @@ def test_a_wont_fix_is_not_posted_again_anywhere_and_the_header_lists_it(
     assert TITLE not in request["cross_session"]
     # Handed like lessons: the entry and its set are recorded with the review.
     (entry,) = rows(engine, Entry)
-    (review,) = [r for r in rows(engine, ReviewRecord) if r.pr == second]
+    (review,) = [r for r in rows(engine, ReviewRow) if r.pr == second]
     (injection,) = [i for i in rows(engine, Injection) if i.session_id == review.id]
     assert [e[0] for e in json.loads(injection.entries)] == [entry.id]
     assert injection.set_sha256 == review.set_sha256
@@ -263,7 +263,7 @@ def test_the_handed_set_covers_the_dismissed_block(
         second = review_at(h, THERE)
         request = last_request(logs)
 
-    (review,) = [r for r in rows(engine, ReviewRecord) if r.pr == second]
+    (review,) = [r for r in rows(engine, ReviewRow) if r.pr == second]
     lines = (h.store_dir / ORG / "widgets" / "injections.jsonl").read_text().splitlines()
     recorded = [json.loads(line) for line in lines]
     (mine,) = [r for r in recorded if r["session_id"] == review.id]

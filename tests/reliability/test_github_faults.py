@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.tables import ReviewRecord
+from continual.tables import ReviewRow
 from ghapp.db import reading
 from ghsim import GitHubSimulator
 from tests.support.reliability import (
@@ -120,7 +120,7 @@ def test_review_under_github_faults(app: Harness, case: str) -> None:
     assert posts(app, 200) == 1, "one review POST went through"
     (review,) = sim.reviews(REPO, number, include_implicit=False)
     with reading(app.engine) as conn:
-        (record,) = conn.execute(select(ReviewRecord)).all()
+        (record,) = conn.execute(select(ReviewRow)).all()
     assert (record.state, record.github_review_id) == ("posted", review["id"])
     assert len(suggestions_of(app, number)) == 2
     ledger = ledger_of(app, api_token(app.engine))

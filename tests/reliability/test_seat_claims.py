@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
+from ghapp.cli.people import main as people_main
 from sqlalchemy import Engine, select
 
 from continual import persons
 from continual.memory import refusal, text_refusal
 from continual.memory.provenance import speaks_for_maintainers
-from continual.tables import MemoryItemRow, ReviewRecord
-from ghapp.cli.people import main as people_main
+from continual.tables import MemoryItemRow, ReviewRow
 from review.contract import CallResult, Fact, ToolReceipt, ToolStatus
 from review.memory import SessionMemory, cross_session_block
 from review.proof import checkout_dir
@@ -479,7 +479,7 @@ def test_a_proof_that_passed_makes_its_command_observed(engine: Engine, tmp_path
         h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head)
         h.run()
     with engine.connect() as conn:
-        assert conn.execute(select(ReviewRecord.state)).scalar_one() == "posted"
+        assert conn.execute(select(ReviewRow.state)).scalar_one() == "posted"
     by_text = {row.text: row for row in _items(engine) if row.kind == "tool_path"}
     observed = by_text[f"Tool path: `{PROOF_TEST}` passed where `python check.py` failed."]
     assert (observed.state, observed.source) == ("active", "observed")

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual import persons, store
-from continual.tables import Entry, LinkName, Receipt, ReviewRecord, Suggestion
+from continual.tables import Entry, LinkName, Receipt, ReviewRow, Suggestion
 from continual.writeback.apply import apply_decisions
 from ghsim import addition_patch
 from review.contract import parse_result_object
@@ -190,7 +190,7 @@ def test_a_review_and_its_writeback_keep_and_return_only_placeholders(
         stored = [
             *conn.execute(select(Suggestion.title, Suggestion.body, Suggestion.lesson)).one(),
             *conn.execute(select(Entry.title, Entry.text, Entry.associations)).one(),
-            *conn.execute(select(ReviewRecord.draft)).scalars(),
+            *conn.execute(select(ReviewRow.draft)).scalars(),
             *conn.execute(select(LinkName.name)).scalars(),
             *conn.execute(select(Receipt.span)).scalars(),
         ]

@@ -21,7 +21,7 @@ from sqlalchemy import Engine, func, select, update
 
 from continual import persons
 from continual.markers import parse_suggestion_marker
-from continual.tables import Receipt, ReviewRecord, Suggestion
+from continual.tables import Receipt, ReviewRow, Suggestion
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghapp.handlers import build_router
@@ -188,7 +188,7 @@ def one_review_per_pull(stage: Stage, numbers: list[int]) -> None:
         assert len(posts) == 1, f"PR {number}: {len(posts)} review POSTs"
         assert len(sim.reviews(REPO, number, include_implicit=False)) == 1, f"PR {number}"
     with reading(stage.engine) as conn:
-        records = conn.execute(select(ReviewRecord)).all()
+        records = conn.execute(select(ReviewRow)).all()
     assert sorted(r.pr for r in records) == sorted(numbers), "one review record per PR"
     for record in records:
         (posted,) = sim.reviews(REPO, record.pr, include_implicit=False)
