@@ -175,6 +175,11 @@ def added_runs(patch: str | None) -> tuple[tuple[str, ...], ...]:
     return tuple(runs)
 
 
+def added_texts(patch: str | None) -> tuple[str, ...]:
+    """The texts of the lines the patch adds, in order."""
+    return tuple(line.text for hunk in hunks(patch) for line in hunk.lines if line.kind == "+")
+
+
 def head_texts(patch: str | None) -> tuple[str, ...]:
     """The texts of the lines that exist at the head: context and additions, in order."""
     return tuple(line.text for hunk in hunks(patch) for line in hunk.lines if line.kind != "-")

@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from continual.associations import find_identifiers
 from continual.maintenance.anchors import head_side
 from continual.memory import recall_items, write_session_file
+from continual.patches import added_texts
 from continual.recall.snapshot import SnapshotCache
 from continual.suppression import Withheld, render_dismissed, suppressing, unrefused
 from continual.surfaces import Handed, hand_review_lessons
@@ -120,7 +121,7 @@ def _lessons(
     """The review's lessons: the one place recall is asked for them (and the set recorded)."""
     identifiers: list[str] = []
     for item in files:
-        added = "\n".join(line[1:] for line in item.patch.splitlines() if line.startswith("+"))
+        added = "\n".join(added_texts(item.patch))
         identifiers.extend(find_identifiers(added))
         if len(identifiers) >= MAX_IDENTIFIERS:
             break

@@ -8,6 +8,7 @@ from continual.patches import (
     Hunk,
     Line,
     added_runs,
+    added_texts,
     changed_new_lines,
     commentable_new_lines,
     head_texts,
@@ -64,6 +65,7 @@ def test_derived_line_sets() -> None:
         ("# first",),
     )
     assert head_texts("@@ -1,2 +1,2 @@\n a\n-b\n+c") == ("a", "c")
+    assert added_texts("@@ -1,2 +1,3 @@\n a\n-b\n+c\n+++d") == ("c", "++d")
     assert removed_texts("@@ -1,2 +1,2 @@\n a\n-b\n+c") == ("b",)
 
 
