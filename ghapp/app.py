@@ -94,12 +94,7 @@ def build_deps(
     names one instead).
     """
     engine = engine or make_engine(settings.database_url)
-    queue = JobQueue(
-        engine,
-        lease_ms=int(settings.job_lease_s * 1000),
-        max_attempts=settings.job_max_attempts,
-        clock=clock,
-    )
+    queue = JobQueue.from_settings(engine, settings, clock=clock)
     if github is None and settings.github_app_id is not None:
         from ghapp.github.client import GitHubClient
 

@@ -29,7 +29,7 @@ from continual.tables import (
 )
 from continual.values import EntryState
 from ghapp.app import build_deps, create_app
-from ghapp.cli.review import ledgers, print_ledger
+from ghapp.cli.ledger import ledgers, print_ledger
 from ghapp.db import make_engine, reading
 from ghapp.jobs import now_ms
 from ghapp.loopback import serve_in_thread

@@ -8,13 +8,16 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
 from continual.secrets import redact
 from ghapp.db import reading
 from ghapp.tables import Job, JobState
+
+if TYPE_CHECKING:
+    from ghapp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -217,6 +220,19 @@ class JobQueue:
         if engine.dialect.name == "postgresql":
             candidate += " FOR UPDATE OF j SKIP LOCKED"
         self._claim_sql = text(_CLAIM.format(candidate=candidate))
+
+    @classmethod
+    def from_settings(
+        cls, engine: Engine, settings: Settings, *, clock: Clock = now_ms
+    ) -> JobQueue:
+        """The queue with the lease and the attempts the settings give (HINDSIGHT_JOB_LEASE_S,
+        HINDSIGHT_JOB_MAX_ATTEMPTS): the one the app, the worker and `hindsight jobs` use."""
+        return cls(
+            engine,
+            lease_ms=int(settings.job_lease_s * 1000),
+            max_attempts=settings.job_max_attempts,
+            clock=clock,
+        )
 
     def claim(self) -> ClaimedJob | None:
         """Take the next due job under a fresh lease, or None when nothing is due."""

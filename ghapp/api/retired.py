@@ -15,34 +15,14 @@ from ghapp.api.auth import (
     authenticated,
     deps_of,
     invalid,
-    iso,
     json_body,
     not_found,
     run,
 )
+from ghapp.api.shapes import change_json
 from ghapp.db import reading
 
 INCLUDE_VALUES = frozenset({"retired"})
-
-
-def change_json(change: LessonChange) -> dict[str, Any]:
-    return {
-        "id": change.entry_id,
-        "repository": change.repository,
-        "key": change.key,
-        "lens": change.lens,
-        "title": change.title,
-        "text": change.text,
-        "action": change.action,
-        "reason": change.reason,
-        "commit": change.commit,
-        "revision": change.revision,
-        "before_text": change.before_text,
-        "after_text": change.after_text,
-        "actor": change.actor,
-        "at": iso(change.at_ms),
-        "retired": change.retired,
-    }
 
 
 def include_retired(request: Request) -> bool:

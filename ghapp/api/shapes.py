@@ -1,4 +1,5 @@
-"""The JSON shapes of the `/v1` answers, built from the domain's plain values."""
+"""The JSON shapes of the `/v1` answers, built from the domain's plain values; the command line's
+`--json` prints the same shapes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
+from continual.maintenance import LessonChange
 from continual.persons import Caller, Preference
 from continual.proofs import ProofEvidence
 from continual.recall.lessons import Lesson, SourceReceipt
@@ -62,6 +64,7 @@ def suppression_json(found: Suppression | None) -> dict[str, Any] | None:
 
 
 def lesson_json(lesson: Lesson, suppressed: Suppression | None = None) -> dict[str, Any]:
+    """One lesson, as `GET /v1/recall` and `hindsight recall --json` show it."""
     return {
         "id": lesson.id,
         "key": lesson.key,
@@ -77,6 +80,28 @@ def lesson_json(lesson: Lesson, suppressed: Suppression | None = None) -> dict[s
         "last_confirmed_at": iso(lesson.last_confirmed_ms),
         "expires_at": iso(lesson.expires_ms),
         "suppressed": suppression_json(suppressed),
+    }
+
+
+def change_json(change: LessonChange) -> dict[str, Any]:
+    """What maintenance retired or adapted, or a person restored, as
+    `GET /v1/recall?include=retired` and `hindsight recall --retired --json` show it."""
+    return {
+        "id": change.entry_id,
+        "repository": change.repository,
+        "key": change.key,
+        "lens": change.lens,
+        "title": change.title,
+        "text": change.text,
+        "action": change.action,
+        "reason": change.reason,
+        "commit": change.commit,
+        "revision": change.revision,
+        "before_text": change.before_text,
+        "after_text": change.after_text,
+        "actor": change.actor,
+        "at": iso(change.at_ms),
+        "retired": change.retired,
     }
 
 

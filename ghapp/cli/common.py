@@ -1,20 +1,56 @@
-"""What every command shares: one engine per command, ready to use and disposed at the end, and
-what the configuration says about the lessons a command shows."""
+"""What every command shares: one engine per command, ready to use and disposed at the end; the
+repository a command is about; the errors a person can fix; and what the configuration says about
+the lessons a command shows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import argparse
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeAlias
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
+from continual import persons
+from continual.injections import Target, target_of
 from continual.suppression import DEFAULT_SUPPRESS_DAYS
-from ghapp.db import ensure_ready, is_sqlite, make_engine
+from continual.tables import Repository
+from ghapp.db import ensure_ready, is_sqlite, make_engine, reading
 from ghapp.settings import Settings, SettingsError
 from review.config import ConfigError, load_config
+
+# What a command group registers its commands on: the `hindsight` parser's subparsers.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+REMOTE = re.compile(r"(?:[:/])(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+
+
+class CliError(Exception):
+    """A problem the user can fix; the message says how."""
+
+
+def guarded(action: Callable[[], int]) -> int:
+    """Run ``action``; a problem the user can fix is printed on one line and exits 1."""
+    try:
+        code: int = action()
+    except (CliError, ConfigError, persons.NotFound) as exc:
+        print(f"hindsight: {exc}", file=sys.stderr)
+        return 1
+    return code
+
+
+def minute(ms: int | None) -> str:
+    """A stored time to the minute, UTC; ``-`` for none."""
+    if ms is None:
+        return "-"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def _no_database(url: str) -> SettingsError:
@@ -73,4 +109,69 @@ def suppress_days(settings: Settings) -> int:
     return load_config(settings.config).writeback.suppress_days
 
 
-__all__ = ["ConfigError", "open_engine", "suppress_days"]
+def repo_from_remote(url: str) -> str | None:
+    """``owner/name`` of a GitHub remote URL (https, ssh or scp-like), or None."""
+    found = REMOTE.search(url.strip())
+    return f"{found['owner']}/{found['name']}" if found else None
+
+
+def current_repo(cwd: Path) -> str:
+    """``owner/name`` of the git remote `origin` of the checkout at ``cwd``."""
+    try:
+        out = subprocess.run(
+            ["git", "remote", "get-url", "origin"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        raise CliError(f"{cwd} has no git remote `origin`: pass --repo owner/name") from None
+    repo = repo_from_remote(out)
+    if repo is None:
+        raise CliError(f"cannot read owner/name from the remote {out.strip()!r}: pass --repo")
+    return repo
+
+
+def unknown_repository(command: str, repo: str) -> int:
+    """Say that no installed repository has this name; exit 1."""
+    print(
+        f"hindsight {command}: no repository named {repo!r} is installed here "
+        "(give it as owner/name)",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def repository_target(conn: Connection, full_name: str) -> Target | None:
+    """The target of the repository named ``owner/name``, in whichever account holds it."""
+    row = conn.execute(
+        select(Repository.account_id, Repository.id).where(Repository.full_name == full_name)
+    ).one_or_none()
+    return None if row is None else target_of(conn, row.account_id, row.id)
+
+
+def known_repository(engine: Engine, repo: str) -> Target:
+    """The target of the repository ``owner/name``; a CliError when the store has none."""
+    with reading(engine) as conn:
+        target = repository_target(conn, repo)
+    if target is None:
+        raise CliError(f"no repository {repo} in the database: is the app installed on it?")
+    return target
+
+
+__all__ = [
+    "CliError",
+    "ConfigError",
+    "Subparsers",
+    "current_repo",
+    "guarded",
+    "known_repository",
+    "minute",
+    "open_engine",
+    "repo_from_remote",
+    "repository_target",
+    "suppress_days",
+    "unknown_repository",
+]

@@ -1,4 +1,5 @@
-"""`hindsight setup`: register the GitHub App from `app.yml` in a browser, keep its credentials."""
+"""`hindsight setup|init`: register the GitHub App from `app.yml` in a browser and keep its
+credentials; write a commented `hindsight.toml` to start from."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import argparse
 import sys
 import webbrowser
 from pathlib import Path
-from typing import Any
 
+from ghapp.cli.common import Subparsers
+from ghapp.cli.template import HINDSIGHT_TOML
 from ghapp.loopback import LoopbackServer, bind
 from ghapp.registration import (
     MANIFEST,
@@ -76,9 +78,31 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
-    """Register `setup` on the `hindsight` command's subparsers."""
-    setup = subparsers.add_parser(
+def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
+    path = Path(args.path) if args.path else settings.config
+    if path.exists() and not args.force:
+        print(
+            f"hindsight init: {path} already exists; nothing was written "
+            "(pass --force to replace it)",
+            file=sys.stderr,
+        )
+        return 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HINDSIGHT_TOML, encoding="utf-8")
+    print(f"wrote {path}: keep the seats you will use, set their key variables, then run")
+    print("`hindsight serve` (it checks the file and names any problem before it starts)")
+    return 0
+
+
+def add_init(commands: Subparsers) -> None:
+    init = commands.add_parser("init", help="write a commented hindsight.toml to start from")
+    init.add_argument("--path", help="where to write it (default: HINDSIGHT_CONFIG)")
+    init.add_argument("--force", action="store_true", help="replace an existing file")
+    init.set_defaults(run=cmd_init)
+
+
+def add_setup(commands: Subparsers) -> None:
+    setup = commands.add_parser(
         "setup",
         help="register the GitHub App from app.yml (GitHub's manifest flow) and write .env",
         description="Serves a page on loopback that posts app.yml as a manifest to GitHub; "

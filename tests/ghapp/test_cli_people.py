@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from ghapp.cli.people import main, repo_from_remote
+from ghapp.cli import main
+from ghapp.cli.common import repo_from_remote
 from ghapp.jobs import now_ms
 from tests.support.recall import Clock, accept, api, seed, token
 
@@ -21,6 +22,7 @@ def env(
 ) -> Engine:
     org = seed(engine, 1, "octo", "app")
     accept(engine, org, "octo/app", at=now_ms())  # the commands read the real clock
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
     monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
     monkeypatch.setenv("HINDSIGHT_STORE_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("HINDSIGHT_URL", raising=False)

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 
 from continual.ledger import review_ledger
 from ghapp.api.shapes import BRAIN_LESSON_FIELDS, ledger_json
-from ghapp.cli import review as cli_review
+from ghapp.cli import ledger as cli_ledger
 from ghapp.settings import Settings
 from tests.support.recall import NOW, Clock, accept, api, seed, suggest, token
 
@@ -42,14 +42,14 @@ def test_api_and_cli_print_the_same_json_for_the_same_value(
     with api(engine, tmp_path, CLOCK) as url:
         answer = httpx.get(f"{url}/v1/review-ledger", headers={"authorization": f"Bearer {secret}"})
     assert answer.json() == {"repositories": rendered, "brain": False}
-    monkeypatch.setattr(cli_review, "now_ms", CLOCK)
+    monkeypatch.setattr(cli_ledger, "now_ms", CLOCK)
     settings = Settings(
         database_url=engine.url.render_as_string(hide_password=False),
         store_dir=tmp_path,
         webhook_secret="test-webhook-secret",  # type: ignore[arg-type]
         config=tmp_path / "absent.toml",
     )
-    assert cli_review.cmd_ledger(argparse.Namespace(repo=None, json=True), settings) == 0
+    assert cli_ledger.cmd_ledger(argparse.Namespace(repo=None, json=True), settings) == 0
     assert json.loads(capsys.readouterr().out) == rendered
 
 

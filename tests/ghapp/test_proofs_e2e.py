@@ -11,7 +11,7 @@ from sqlalchemy import Engine, select
 
 from continual.recall.lessons import load_lessons
 from continual.tables import ProofRow, Receipt, Repository, Suggestion
-from ghapp.cli.review import ledgers
+from ghapp.cli.ledger import ledgers
 from review.proof import checkout_dir
 from review.sandbox import detect_sandbox
 from tests.support.review import REVIEW_POSTS, Harness, git_repo, harness, lenses_toml, seat_toml

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,3 +105,27 @@ def test_recall_retired_on_the_command_line(
     assert cli(["recall", "--repo", "octo/app", "--retired"]) == 0
     out = capsys.readouterr().out
     assert entry_id in out and "why: src/app.py was deleted" in out and COMMIT[:12] in out
+
+
+def test_the_command_line_prints_a_lesson_change_as_the_api_does(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry_id, _ = retire(world)
+    [served] = world.api.call("GET", "/v1/recall", params={"include": "retired"})["retired"]
+    assert (served["id"], served["action"], served["commit"]) == (entry_id, "retired", COMMIT)
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", world.engine.url.render_as_string(False))
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
+    assert cli(["recall", "--repo", "octo/app", "--retired", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [served]
+
+
+def test_the_command_line_prints_the_lessons_as_the_api_does(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served = world.api.call("GET", "/v1/recall")["lessons"]
+    assert {x["key"] for x in served} and all(x["sources"] for x in served)
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", world.engine.url.render_as_string(False))
+    monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
+    monkeypatch.setattr("ghapp.cli.recall.now_ms", lambda: NOW + 1000)  # the API's clock
+    assert cli(["recall", "--account", "octo", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == served

@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-from ghapp.cli.review import ledgers
 from sqlalchemy import Engine, Row, select
 
 from continual import persons
@@ -29,7 +28,9 @@ from continual.tables import (
     Suggestion,
 )
 from continual.writeback.apply import apply_decisions
-from ghapp.cli import review as cli_review
+from ghapp.cli import ledger as cli_ledger
+from ghapp.cli import memory as cli_memory
+from ghapp.cli.ledger import ledgers
 from ghsim import addition_patch
 from review import records
 from review.prompt import HEADER_END
@@ -184,7 +185,7 @@ def test_failing_hanging_and_garbage_seats_do_not_stop_the_review(
     }
     (row,) = ledger.by_seat_and_lens
     assert (row.seat, row.counts.total, row.counts.pending) == ("good", 1, 1)
-    code = cli_review.cmd_ledger(argparse.Namespace(repo=REPO, json=False), h.settings)
+    code = cli_ledger.cmd_ledger(argparse.Namespace(repo=REPO, json=False), h.settings)
     printed = capsys.readouterr().out
     assert code == 0 and "calls: 1 ok, 3 failed, 0 skipped" in printed
     assert "failed: seat stuck, timeout: 1" in printed
@@ -227,13 +228,13 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
     assert ledger.hits == 1
 
     settings = h.settings
-    code = cli_review.cmd_memory(
+    code = cli_memory.cmd_memory(
         argparse.Namespace(memory_command="show", review=new, json=True), settings
     )
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0
     assert {line["type"] for line in lines} >= {"session", "learned", "recalled", "hit"}
-    code = cli_review.cmd_memory(
+    code = cli_memory.cmd_memory(
         argparse.Namespace(memory_command="clear", review=new, json=False), settings
     )
     assert code == 0 and "1 hits" in capsys.readouterr().out

@@ -10,8 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-from ghapp.cli.people import cmd_recall
-from ghapp.cli.review import ledgers
 from sqlalchemy import Engine, Row, select
 
 from continual import persons
@@ -26,7 +24,9 @@ from continual.tables import (
     Suggestion,
     SuppressedFinding,
 )
-from ghapp.cli.commands import cmd_entry
+from ghapp.cli.ledger import ledgers
+from ghapp.cli.lessons import cmd_entry
+from ghapp.cli.recall import cmd_recall
 from ghsim import addition_patch
 from tests.support.review import Harness, harness, lenses_toml, requests_of, seat_toml
 from tests.support.simulator import ORG, REPO

@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
-from ghapp.cli.people import main as people_main
 from sqlalchemy import Engine, select
 
 from continual import persons
 from continual.memory import refusal, text_refusal
 from continual.memory.provenance import speaks_for_maintainers
 from continual.tables import MemoryItemRow, ReviewRow
+from ghapp.cli import main as cli_main
 from review.contract import CallResult, Fact, ToolReceipt, ToolStatus
 from review.memory import SessionMemory, cross_session_block
 from review.proof import checkout_dir
@@ -335,20 +335,22 @@ def _brief(h: Harness, capsys: pytest.CaptureFixture[str], session: str) -> tupl
     )
     assert answer.status_code == 200, answer.text
     capsys.readouterr()
-    code = people_main(
-        [
-            "brief",
-            "--url",
-            h.url,
-            "--token",
-            secret,
-            "--repo",
-            REPO,
-            "--session",
-            f"{session}-cli",
-            "--json",
-        ]
-    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
+        code = cli_main(
+            [
+                "brief",
+                "--url",
+                h.url,
+                "--token",
+                secret,
+                "--repo",
+                REPO,
+                "--session",
+                f"{session}-cli",
+                "--json",
+            ]
+        )
     assert code == 0
     return answer.json()["text"], json.loads(capsys.readouterr().out)["text"]
 

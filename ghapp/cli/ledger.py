@@ -1,75 +1,21 @@
-"""`hindsight memory show|clear <review>` and `hindsight ledger`: the review's own records
-(`hindsight memory summary` and `hindsight consolidate` are in `ghapp/cli/lessons.py`)."""
+"""`hindsight ledger`: per repository, the reviews, calls, suggestions and their outcomes."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any
 
 from sqlalchemy import Engine, select
 
-from continual import memory
 from continual.ledger import Counts, RepositoryLedger, review_ledger
 from continual.tables import Account
 from ghapp.api.shapes import ledger_json
-from ghapp.cli.common import open_engine
-from ghapp.cli.lessons import add_commands as add_lesson_commands
+from ghapp.cli.common import Subparsers, open_engine
 from ghapp.db import reading
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
-
-
-def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
-    try:
-        memory.check_review_id(args.review)
-    except ValueError as exc:
-        print(f"hindsight memory: {exc}", file=sys.stderr)
-        return 2
-    if args.memory_command == "clear":
-        with open_engine(settings) as engine:
-            cleared = memory.forget(engine, settings.store_dir, args.review)
-        print(
-            f"cleared review {args.review}: {cleared.items} memory items, "
-            f"{cleared.hits} hits, {cleared.files} files"
-        )
-        return 0
-    path = memory.find_session_file(settings.store_dir, args.review)
-    if path is None:
-        print(
-            f"hindsight memory: no session-memory.jsonl for review {args.review} "
-            f"under {settings.store_dir}",
-            file=sys.stderr,
-        )
-        return 1
-    lines = memory.read_session_file(path)
-    if args.json:
-        for line in lines:
-            print(json.dumps(line, sort_keys=True))
-        return 0
-    for line in lines:
-        print(_memory_line(line))
-    return 0
-
-
-def _memory_line(line: dict[str, Any]) -> str:
-    kind = line.get("type")
-    if kind == "session":
-        return f"review {line.get('review')} of {line.get('repository')}"
-    if kind == "hit":
-        return (
-            f"hit       {line.get('kind'):<10} {line.get('subject')} "
-            f"(from session {line.get('recalled_session')}, seat {line.get('seat')})"
-        )
-    # A line written before sources were recorded has none: its state alone is shown.
-    tag = ", ".join(str(part) for part in (line.get("state"), line.get("source")) if part)
-    return (
-        f"{kind:<9} {line.get('kind'):<10} [{tag}] {line.get('text')} "
-        f"(session {line.get('session')}, seat {line.get('seat')})"
-    )
 
 
 def _rate(counts: Counts) -> str:
@@ -148,24 +94,8 @@ def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
-    """Register `memory` and `ledger` on the `hindsight` command's subparsers."""
-    memory = subparsers.add_parser(
-        "memory", help="show or clear one review's session memory; a repository's summary"
-    )
-    memory_sub = memory.add_subparsers(
-        dest="memory_command", metavar="show|clear|summary", required=True
-    )
-    show = memory_sub.add_parser("show", help="print the review's session-memory.jsonl")
-    show.add_argument("review", help="the review id (r_…)")
-    show.add_argument("--json", action="store_true", help="the raw JSON lines")
-    clear = memory_sub.add_parser("clear", help="delete the review's memory, hits and file")
-    clear.add_argument("review", help="the review id (r_…)")
-    clear.set_defaults(json=False)
-    memory.set_defaults(run=cmd_memory)
-    add_lesson_commands(subparsers, memory_sub)
-
-    ledger = subparsers.add_parser("ledger", help="reviews, calls, suggestions and outcomes")
+def add_ledger(commands: Subparsers) -> None:
+    ledger = commands.add_parser("ledger", help="reviews, calls, suggestions and outcomes")
     ledger.add_argument("--repo", help="only this repository (owner/name)")
     ledger.add_argument("--json", action="store_true", help="print the ledger as JSON")
     ledger.set_defaults(run=cmd_ledger)

@@ -1,32 +1,38 @@
-"""`hindsight init` (a commented hindsight.toml) and `hindsight redeliver` (catch up after downtime)."""
+"""`hindsight replay|redeliver`: webhook deliveries sent again, by hand or by GitHub after downtime."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from ghapp.cli.template import HINDSIGHT_TOML
+import httpx
+
+from ghapp.cli.common import Subparsers
 from ghapp.settings import Settings
+from ghapp.signature import sign
 
 
-def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
-    path = Path(args.path) if args.path else settings.config
-    if path.exists() and not args.force:
-        print(
-            f"hindsight init: {path} already exists; nothing was written "
-            "(pass --force to replace it)",
-            file=sys.stderr,
-        )
+def cmd_replay(args: argparse.Namespace, settings: Settings) -> int:
+    body = Path(args.file).read_bytes()
+    url = args.url or f"http://{settings.host}:{settings.port}/webhooks"
+    headers = {
+        "content-type": "application/json",
+        "x-github-event": args.event,
+        "x-github-delivery": args.delivery or str(uuid.uuid4()),
+        "x-hub-signature-256": sign(settings.secret_bytes(), body),
+        "user-agent": "hindsight-replay",
+    }
+    try:
+        response = httpx.post(url, content=body, headers=headers, timeout=30)
+    except httpx.HTTPError as exc:
+        print(f"hindsight replay: could not reach {url}: {exc}", file=sys.stderr)
         return 1
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HINDSIGHT_TOML, encoding="utf-8")
-    print(f"wrote {path}: keep the seats you will use, set their key variables, then run")
-    print("`hindsight serve` (it checks the file and names any problem before it starts)")
-    return 0
+    print(f"{response.status_code} {response.text}")
+    return 0 if response.is_success else 1
 
 
 def cmd_redeliver(args: argparse.Namespace, settings: Settings) -> int:
@@ -60,14 +66,17 @@ def cmd_redeliver(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
-    """Register `init` and `redeliver` on the `hindsight` command's subparsers."""
-    init = subparsers.add_parser("init", help="write a commented hindsight.toml to start from")
-    init.add_argument("--path", help="where to write it (default: HINDSIGHT_CONFIG)")
-    init.add_argument("--force", action="store_true", help="replace an existing file")
-    init.set_defaults(run=cmd_init)
+def add_replay(commands: Subparsers) -> None:
+    replay = commands.add_parser("replay", help="sign a recorded delivery and post it to a server")
+    replay.add_argument("file", help="a webhook payload (JSON) to send")
+    replay.add_argument("--event", required=True, help="the X-GitHub-Event, e.g. pull_request")
+    replay.add_argument("--url", help="default: http://HINDSIGHT_HOST:HINDSIGHT_PORT/webhooks")
+    replay.add_argument("--delivery", help="the X-GitHub-Delivery id (default: a new uuid)")
+    replay.set_defaults(run=cmd_replay)
 
-    redeliver = subparsers.add_parser(
+
+def add_redeliver(commands: Subparsers) -> None:
+    redeliver = commands.add_parser(
         "redeliver", help="ask GitHub to redeliver the webhooks that failed (after downtime)"
     )
     redeliver.add_argument(
