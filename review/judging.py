@@ -20,7 +20,7 @@ from continual.judge import (
     undecided_replies,
 )
 from continual.replies import Verdict
-from continual.writeback.pull import PullState
+from continual.writeback.pull import Analysis, PullState
 from review.contract import CallFailed
 from review.judge import ask_judge
 from review.seats import TextSeat
@@ -65,7 +65,13 @@ async def _ask(seat: TextSeat, question: Question, gate: asyncio.Semaphore) -> J
 
 
 async def judge_pull(
-    engine: Engine, state: PullState, *, seat: TextSeat, now: int, limit: int = MAX_QUESTIONS
+    engine: Engine,
+    state: PullState,
+    *,
+    seat: TextSeat,
+    now: int,
+    limit: int = MAX_QUESTIONS,
+    analysis: Analysis | None = None,
 ) -> JudgeRun:
     """Grounded verdicts for the maintainer replies the rules leave undecided on one PR.
 
@@ -73,7 +79,7 @@ async def judge_pull(
     decides nothing and fails nothing; an edit of the reply asks again). At most `limit` new asks
     per run, `PARALLEL_ASKS` at a time, newest replies first; kept answers are reused.
     """
-    questions = undecided_replies(state)
+    questions = undecided_replies(state, analysis)
     if not questions:
         return JudgeRun({})
     repository_id = questions[0].suggestion.repository_id

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from continual.replies import classify_reply
+from continual.replies import Verdict
 from continual.replies.grammar import typed
 from continual.stored import StoredSuggestion
 from continual.writeback.authors import is_maintainer
-from continual.writeback.pull import PullState
-from continual.writeback.threads import ThreadComment, build_threads
+from continual.writeback.pull import Analysis, PullState, analyse
+from continual.writeback.threads import ThreadComment
 
 
 @dataclass(frozen=True)
@@ -25,27 +26,32 @@ class Question:
     reply: ThreadComment
 
 
-def _rules_speak(reply: ThreadComment, *, app_slug: str) -> tuple[bool, bool]:
-    """Whether the rules decide the reply, and whether it is a typed command that decides nothing
-    (a `dismiss` without a reason): neither is the judge's to read."""
-    if classify_reply(reply.body, app_slug=app_slug) is not None:
+def _rules_speak(
+    reply: ThreadComment, *, app_slug: str, verdicts: Mapping[int, Verdict | None]
+) -> tuple[bool, bool]:
+    """Whether the rules decide the reply (as `verdicts` read it), and whether it is a typed
+    command that decides nothing (a `dismiss` without a reason): neither is the judge's to read."""
+    if verdicts.get(reply.id) is not None:
         return True, False
     return False, typed(reply.body, app_slug=app_slug)[1]
 
 
-def undecided_replies(state: PullState) -> list[Question]:
+def undecided_replies(state: PullState, analysis: Analysis | None = None) -> list[Question]:
     """Maintainers' replies that no rule decides and that could still be a thread's latest
-    decision (none older than a reply the rules decided), newest first."""
+    decision (none older than a reply the rules decided), newest first. `analysis` is the
+    state's threads as the write-back read them (`analyse`), built once."""
+    analysis = analysis or analyse(state)
     known = {suggestion.id: suggestion for suggestion in state.known}
     by_id = {comment.id: comment for comment in state.comments}
-    threads = build_threads(state.comments, bot_login=state.bot_login, known_suggestion_ids=known)
     questions: list[Question] = []
-    for thread in threads:
+    for thread in analysis.threads:
         undecided: list[ThreadComment] = []
         for reply in thread.replies:  # oldest first
             if not is_maintainer(reply.author) or not reply.body.strip():
                 continue
-            decided, command = _rules_speak(reply, app_slug=state.app_slug)
+            decided, command = _rules_speak(
+                reply, app_slug=state.app_slug, verdicts=analysis.verdicts
+            )
             if decided:
                 undecided = []  # a later decision outranks every earlier reply
             elif not command:

@@ -23,7 +23,7 @@ from continual.tables import Receipt
 from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
 from continual.writeback.authors import bot_login
-from continual.writeback.pull import PullDecisions, PullState, decide_pull
+from continual.writeback.pull import Analysis, PullDecisions, PullState, decide_pull
 from continual.writeback.threads import FixPull, ThreadDecision, decide_fix_pr
 
 log = logging.getLogger(__name__)
@@ -229,15 +229,21 @@ def _apply_thread(conn: Connection, decision: ThreadDecision, *, now: int) -> bo
 
 
 def write_back_pull(
-    engine: Engine, state: PullState, *, now: int, judged: Mapping[int, Verdict] | None = None
+    engine: Engine,
+    state: PullState,
+    *,
+    now: int,
+    judged: Mapping[int, Verdict] | None = None,
+    analysis: Analysis | None = None,
 ) -> PullResult:
     """Decide one PR's threads and record one decision per thread (docs/writeback.md).
 
     A thread read without a decision loses the receipts its replies and reactions made; an
     `undo` also clears an applied suggestion's or an author's fix's. What changed is returned so
-    that the door can acknowledge it. `judged`: the judge's grounded verdicts by reply id.
+    that the door can acknowledge it. `judged`: the judge's grounded verdicts by reply id;
+    `analysis`: the state's threads as the door's reads analysed them.
     """
-    decided = decide_pull(state, judged=judged)
+    decided = decide_pull(state, judged=judged, analysis=analysis)
     changed: list[ThreadDecision] = []
     cleared: list[str] = []
     conflicts = tombstoned = 0

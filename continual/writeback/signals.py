@@ -3,12 +3,12 @@ maintainer merged (docs/writeback.md, "Every maintainer signal")."""
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from continual.patches import changed_new_lines
-from continual.replies import classify_reply
+from continual.replies import Verdict
 from continual.values import Decision, Reason, Source
 from continual.writeback.authors import is_bot
 from continual.writeback.threads import Thread, ThreadComment, ThreadDecision
@@ -91,16 +91,21 @@ def touches(patch: str | None, line: int | None) -> bool:
 
 
 def author_acceptance(
-    thread: Thread, *, author: str, app_slug: str, undo: ThreadComment | None
+    thread: Thread,
+    *,
+    author: str,
+    undo: ThreadComment | None,
+    verdicts: Mapping[int, Verdict | None],
 ) -> tuple[ThreadComment, str] | None:
-    """The PR author's latest reply that reads as an acceptance (after any `undo`), with its span."""
+    """The PR author's latest reply that reads as an acceptance (after any `undo`), with its span;
+    `verdicts` is what the rules read in each reply, by reply id."""
     found: tuple[ThreadComment, str] | None = None
     for reply in thread.replies:
         if reply.author.login != author or is_bot(reply.author):
             continue
         if not after(reply.created_at, undo):
             continue
-        verdict = classify_reply(reply.body, app_slug=app_slug)
+        verdict = verdicts.get(reply.id)
         if verdict is not None and verdict.decision is Decision.ACCEPTED:
             found = (reply, verdict.span)
         elif verdict is not None:

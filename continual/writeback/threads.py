@@ -144,14 +144,31 @@ def decide_thread(
     Replies before a maintainer's `undo` no longer count. `judged` holds the judge's grounded
     verdicts by reply id, for replies the rules leave undecided.
     """
+    verdicts = {
+        reply.id: classify_reply(reply.body, app_slug=app_slug)
+        for reply in thread.replies
+        if is_maintainer(reply.author)
+    }
     undo = undo_reply(thread, app_slug=app_slug)
-    verdicts = []
+    return decide_replies(thread, undo=undo, verdicts=verdicts, judged=judged)
+
+
+def decide_replies(
+    thread: Thread,
+    *,
+    undo: ThreadComment | None,
+    verdicts: Mapping[int, Verdict | None],
+    judged: Mapping[int, Verdict] | None = None,
+) -> ThreadDecision | None:
+    """`decide_thread` from what was read once: the thread's `undo` and what the rules read in
+    each maintainer reply (`verdicts`, by reply id)."""
+    counted = []
     for reply in thread.replies:
         if not is_maintainer(reply.author):
             continue
         if undo is not None and _order(reply) <= _order(undo):
             continue
-        verdict = classify_reply(reply.body, app_slug=app_slug)
+        verdict = verdicts.get(reply.id)
         if (
             verdict is not None
             and verdict.rule == AGREEMENT_RULE
@@ -161,8 +178,8 @@ def decide_thread(
         if verdict is None and judged:
             verdict = judged.get(reply.id)
         if verdict is not None:
-            verdicts.append((reply, verdict))
-    return _latest(thread.suggestion_id, verdicts, Source.REPLY)
+            counted.append((reply, verdict))
+    return _latest(thread.suggestion_id, counted, Source.REPLY)
 
 
 def _answers_someone(thread: Thread, reply: ThreadComment) -> bool:

@@ -11,11 +11,10 @@ from sqlalchemy import Engine
 
 from continual.values import Source
 from continual.writeback.apply import PullResult, thread_receipts
-from continual.writeback.pull import PullState
 from continual.writeback.status import ThreadStatus, status_edits
-from continual.writeback.threads import build_threads
 from ghapp.github.errors import Forbidden, Gone, Rejected
 from ghapp.github.installation import InstallationClient
+from ghapp.writeback.read import Read
 from review.config import Acknowledge
 
 log = logging.getLogger(__name__)
@@ -37,12 +36,11 @@ class Acknowledged:
         return self.edits + self.reactions + self.failed
 
 
-def _threads(engine: Engine, state: PullState, result: PullResult) -> list[ThreadStatus]:
+def _threads(engine: Engine, read: Read, result: PullResult) -> list[ThreadStatus]:
     """The app's own suggestion comments of the threads read, with their current receipt."""
-    heads = build_threads(
-        state.comments, bot_login=state.bot_login, known_suggestion_ids=set(result.decided.threads)
-    )
-    bodies = {c.id: c.body for c in state.comments}
+    decided = set(result.decided.threads)
+    heads = [t for t in read.analysis.threads if t.suggestion_id in decided]
+    bodies = {c.id: c.body for c in read.state.comments}
     receipts = thread_receipts(engine, [t.suggestion_id for t in heads])
     return [
         ThreadStatus(
@@ -79,7 +77,7 @@ async def acknowledge(
     engine: Engine,
     *,
     repo: str,
-    state: PullState,
+    read: Read,
     result: PullResult,
     mode: Acknowledge,
 ) -> Acknowledged:
@@ -92,7 +90,7 @@ async def acknowledge(
         replies = [d.reply_id for d in result.changes if d.source is Source.REPLY and d.reply_id]
         done = [await _eyes(client, repo, reply_id) for reply_id in replies]
         return Acknowledged(reactions=sum(done), failed=len(done) - sum(done))
-    threads = await asyncio.to_thread(_threads, engine, state, result)
+    threads = await asyncio.to_thread(_threads, engine, read, result)
     edits = status_edits(threads)
     written = [await _edit(client, repo, edit.comment_id, edit.body) for edit in edits]
     return Acknowledged(edits=sum(written), failed=len(written) - sum(written))

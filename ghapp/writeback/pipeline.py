@@ -21,7 +21,7 @@ from continual.writeback.apply import (
     write_back_pull,
 )
 from continual.writeback.authors import Author
-from continual.writeback.pull import PullState
+from continual.writeback.pull import Analysis, PullState
 from continual.writeback.threads import FixPull
 from ghapp.db import reading
 from ghapp.deps import Deps
@@ -87,14 +87,19 @@ async def write_back(
         head_sha=head_sha,
         pr_author=pr_author,
     )
-    judged = await _judged(deps, read.state)
+    judged = await _judged(deps, read.state, read.analysis)
     result = await asyncio.to_thread(
-        write_back_pull, deps.engine, read.state, now=deps.clock(), judged=judged
+        write_back_pull,
+        deps.engine,
+        read.state,
+        now=deps.clock(),
+        judged=judged,
+        analysis=read.analysis,
     )
     config = deps.review_config
     settings = config.writeback if config is not None else WritebackSettings()
     acknowledged = await acknowledge(
-        client, deps.engine, repo=repo, state=read.state, result=result, mode=settings.acknowledge
+        client, deps.engine, repo=repo, read=read, result=result, mode=settings.acknowledge
     )
     log.info(
         "write-back read",
@@ -110,14 +115,15 @@ async def write_back(
     return result
 
 
-async def _judged(deps: Deps, state: PullState) -> Mapping[int, Verdict]:
+async def _judged(deps: Deps, state: PullState, analysis: Analysis) -> Mapping[int, Verdict]:
     """The configured judge's grounded verdicts on the replies the rules leave undecided."""
     config = deps.review_config
     judge = config.decisions.judge if config is not None else None
     if config is None or judge is None:
         return {}
     # An HTTP judge opens a connection per question: most runs ask none, a few ask several.
-    run = await judge_pull(deps.engine, state, seat=make_seat(config.seat(judge)), now=deps.clock())
+    seat = make_seat(config.seat(judge))
+    run = await judge_pull(deps.engine, state, seat=seat, now=deps.clock(), analysis=analysis)
     if run.asked or run.deferred:
         log.info(
             "judge asked",

@@ -9,13 +9,7 @@ from datetime import datetime
 
 from continual.stored import StoredSuggestion
 from continual.writeback.authors import Author
-from continual.writeback.pull import (
-    ChangesSince,
-    PullState,
-    comparison_base,
-    needs_signals,
-    unknown_actors,
-)
+from continual.writeback.pull import Analysis, ChangesSince, PullState, analyse, plan_reads
 from continual.writeback.signals import Merge, Reaction
 from continual.writeback.threads import ThreadComment
 from ghapp.github.errors import Forbidden, Gone, Rejected
@@ -32,9 +26,10 @@ PAGE = 100
 
 @dataclass(frozen=True)
 class Read:
-    """A pull request as read, and how many requests the reading cost."""
+    """A pull request as read, its threads analysed once, and how many requests the reading cost."""
 
     state: PullState
+    analysis: Analysis
     requests: int
     permission_reads: int
 
@@ -160,37 +155,43 @@ async def read_pull(
         head_sha=head_sha,
         pr_author=pr_author,
     )
+    analysis = analyse(state)  # the threads, built once; each plan below reads them
     permission_reads = 0
-    if needs_signals(state):
+    if plan_reads(state, analysis).signals:
         try:
             read = await client.pull_threads(repo, number)
         except Rejected as exc:  # GraphQL errors, a malformed answer: replies still decide
             log.warning(
                 "review threads not read", extra={"repo": repo, "pr": number, "error": str(exc)}
             )
-            return await _finish(
-                client, repo, replace(state, reactions_read=False), requests + 1, 0
-            )
+            state = replace(state, reactions_read=False)
+            return await _finish(client, repo, state, analysis, requests + 1, 0)
         requests += max(1, math.ceil(len(read.threads) / PAGE))
         state = _facts(state, read)
-        unknown = unknown_actors(state)
+        plan = plan_reads(state, analysis)
+        unknown = plan.unknown_actors
         if unknown:
             known_ids = {s.comment_id for s in known if s.comment_id is not None}
             ours = sum(1 for c in comments if {c.id, c.in_reply_to_id} & known_ids)
-            compare = comparison_base(replace(state, maintainers=frozenset(unknown))) is not None
+            compare = plan.comparison_if_vouched is not None
             allowed = max(budget(ours) - requests - compare, 0)
             state = replace(state, maintainers=await _maintainers(client, repo, unknown, allowed))
             permission_reads = min(len(unknown), allowed)
             requests += permission_reads
-    return await _finish(client, repo, state, requests, permission_reads)
+    return await _finish(client, repo, state, analysis, requests, permission_reads)
 
 
 async def _finish(
-    client: InstallationClient, repo: str, state: PullState, requests: int, permission_reads: int
+    client: InstallationClient,
+    repo: str,
+    state: PullState,
+    analysis: Analysis,
+    requests: int,
+    permission_reads: int,
 ) -> Read:
     """The one comparison the core asks for, if any."""
-    base = comparison_base(state)
+    base = plan_reads(state, analysis).comparison_base
     if base is not None and state.head_sha is not None:
         state = replace(state, changes=await _changes(client, repo, base, state.head_sha))
         requests += 1
-    return Read(state, requests, permission_reads)
+    return Read(state, analysis, requests, permission_reads)

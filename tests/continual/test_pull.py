@@ -10,7 +10,7 @@ from continual.markers import with_suggestion_marker
 from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
 from continual.writeback.authors import Author
-from continual.writeback.pull import ChangesSince, PullState, comparison_base, decide_pull
+from continual.writeback.pull import ChangesSince, PullState, decide_pull, plan_reads
 from continual.writeback.threads import ThreadComment
 from tests.support.store import TITLE, stored_suggestion
 
@@ -57,20 +57,20 @@ def test_the_oldest_earlier_head_with_replacement_code_is_the_base() -> None:
         stored_suggestion("s0", head_sha="0" * 40, created_ms=0),  # no replacement code
         with_block("s3", head_sha=HEAD, created_ms=0),  # posted on the current head
     )
-    assert comparison_base(pull(comment(100, "s1"), known=known)) == OLD_HEAD
+    assert plan_reads(pull(comment(100, "s1"), known=known)).comparison_base == OLD_HEAD
 
 
 def test_no_comparison_without_a_head_a_maintainer_or_a_replacement() -> None:
     known = (with_block("s1"),)
-    assert comparison_base(pull(known=known, head_sha=None)) is None
-    assert comparison_base(pull(known=known, pr_author=CONTRIBUTOR)) is None
-    assert comparison_base(pull(known=(stored_suggestion("s1"),))) is None
-    assert comparison_base(pull(known=(with_block("s1", head_sha=HEAD),))) is None
+    assert plan_reads(pull(known=known, head_sha=None)).comparison_base is None
+    assert plan_reads(pull(known=known, pr_author=CONTRIBUTOR)).comparison_base is None
+    assert plan_reads(pull(known=(stored_suggestion("s1"),))).comparison_base is None
+    assert plan_reads(pull(known=(with_block("s1", head_sha=HEAD),))).comparison_base is None
 
 
 def test_a_maintainer_reply_makes_a_comparison_worth_reading() -> None:
     state = pull(comment(100, "s1"), reply(1, "looking", 100), known=(with_block("s1"),))
-    assert comparison_base(replace(state, pr_author=CONTRIBUTOR)) == OLD_HEAD
+    assert plan_reads(replace(state, pr_author=CONTRIBUTOR)).comparison_base == OLD_HEAD
 
 
 def test_a_block_a_maintainer_committed_is_accepted_as_applied() -> None:
@@ -136,6 +136,8 @@ def test_threads_read_are_reported_for_retraction() -> None:
 
 def test_no_comparison_for_a_thread_a_reply_decides() -> None:
     undecided = pull(comment(100, "s1"), known=(with_block("s1"),))
-    assert comparison_base(undecided) is not None
+    assert plan_reads(undecided).comparison_base is not None
     replied = pull(comment(100, "s1"), reply(1, "wontfix", 100), known=(with_block("s1"),))
-    assert comparison_base(replied) is None, "a reply outranks anything the comparison finds"
+    assert plan_reads(replied).comparison_base is None, (
+        "a reply outranks anything the comparison finds"
+    )

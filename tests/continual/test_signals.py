@@ -12,7 +12,7 @@ from continual.replies import TYPED_REASONS, classify_reply, is_undo
 from continual.stored import StoredSuggestion
 from continual.values import Reason, Source
 from continual.writeback.authors import Author
-from continual.writeback.pull import ChangesSince, PullState, decide_pull, unknown_actors
+from continual.writeback.pull import ChangesSince, PullState, decide_pull, plan_reads
 from continual.writeback.signals import Merge, Reaction, touches
 from continual.writeback.threads import ThreadComment
 
@@ -82,7 +82,7 @@ def test_reactors_nobody_vouches_for_are_asked_about_bots_never() -> None:
     reactions = {
         100: (thumbs("+1", "quiet", 10), thumbs("-1", "x[bot]", 20, True), thumbs("eyes", "y", 30))
     }
-    assert unknown_actors(state(reactions=reactions)) == ("quiet",)
+    assert plan_reads(state(reactions=reactions)).unknown_actors == ("quiet",)
     assert decide_pull(state(reactions=reactions)).decisions == ()
     vouched = state(reactions=reactions, maintainers=frozenset({"quiet"}))
     assert [d.actor for d in decide_pull(vouched).decisions] == ["quiet"]
@@ -165,5 +165,7 @@ def test_unspecified_is_no_typed_reason() -> None:
 
 def test_no_one_is_asked_about_a_thread_a_reply_decides() -> None:
     reactions = {100: (thumbs("+1", "quiet", 10),), 999: (thumbs("+1", "elsewhere", 10),)}
-    assert unknown_actors(state(reply(101, "accept", OWNER, 5), reactions=reactions)) == ()
-    assert unknown_actors(state(reactions=reactions)) == ("quiet",), "only our threads"
+    assert (
+        plan_reads(state(reply(101, "accept", OWNER, 5), reactions=reactions)).unknown_actors == ()
+    )
+    assert plan_reads(state(reactions=reactions)).unknown_actors == ("quiet",), "only our threads"
