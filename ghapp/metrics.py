@@ -22,17 +22,19 @@ from prometheus_client import (
     Gauge,
     Histogram,
     generate_latest,
-    start_http_server,
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import Engine, func, select
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from continual.ledger.totals import store_totals
 from ghapp.db import reading
 from ghapp.jobs import now_ms
+from ghapp.loopback import LoopbackServer, bind
 from ghapp.tables import Job, JobState
 
 log = logging.getLogger(__name__)
@@ -137,8 +139,10 @@ class Metrics:
     def serve_loopback(self, port: int) -> None:
         """Answer ``/metrics`` on 127.0.0.1:``port`` from a thread (for `hindsight worker`,
         which serves no HTTP of its own); loopback only, as `/metrics` is without a token."""
-        start_http_server(port, addr="127.0.0.1", registry=self.registry)
-        log.info("metrics served", extra={"url": f"http://127.0.0.1:{port}/metrics"})
+        sock, url = bind("127.0.0.1", port)
+        app = Starlette(routes=[Route("/metrics", metrics_endpoint(self, None), methods=["GET"])])
+        LoopbackServer(app, sock, "hindsight-metrics").start()
+        log.info("metrics served", extra={"url": f"{url}/metrics"})
 
 
 def _loopback(request: Request) -> bool:
