@@ -40,10 +40,8 @@ from bench.recall import build_workload  # noqa: E402
 from bench.surfaces import ACCOUNT_ID, NOW, measure_pushes, populate  # noqa: E402
 from continual import store  # noqa: E402
 from continual.associations import folders_of  # noqa: E402
-from continual.recall.cards import Query  # noqa: E402
-from continual.recall.lessons import read_lessons  # noqa: E402
+from continual.recall import Query, Snapshot, SnapshotCache, build_snapshot, read_lessons  # noqa: E402
 from continual.recall.scan import scan  # noqa: E402
-from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot  # noqa: E402
 from continual.values import EntryState  # noqa: E402
 from ghapp.db import make_engine, migrate, reading  # noqa: E402
 

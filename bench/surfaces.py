@@ -27,9 +27,7 @@ from bench.recall import REPOSITORIES, build_workload  # noqa: E402
 from continual.injections import Target  # noqa: E402
 from continual.lifecycle import CONFIRMATION_TTL_MS, DAY_MS  # noqa: E402
 from continual.persons import Preference  # noqa: E402
-from continual.recall.cards import Card  # noqa: E402
-from continual.recall.numbering import number_account  # noqa: E402
-from continual.recall.snapshot import SnapshotCache  # noqa: E402
+from continual.recall import Card, SnapshotCache, number_account  # noqa: E402
 from continual.surfaces import hand_context  # noqa: E402
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion  # noqa: E402
 from ghapp.db import make_engine, migrate, reading  # noqa: E402

@@ -11,7 +11,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from continual.recall.cards import Card, Scored
+from continual.recall import Card, Scored
 
 BYTES_PER_TOKEN = 4
 OMITTED_LINE = "{n} more omitted"

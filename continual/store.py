@@ -11,8 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from continual.lifecycle import ReceiptFacts, Tally, should_demote, tally
-from continual.recall.changes import note_entry_change
-from continual.recall.numbering import number_links
+from continual.recall import note_entry_change, number_links
 from continual.secrets import find_secret, redact, redact_json, redact_optional, redact_values
 from continual.stored import StoredEntry, StoredReceipt, StoredSuggestion
 from continual.tables import Entry, Receipt, Repository, Suggestion

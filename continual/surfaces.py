@@ -28,9 +28,7 @@ from continual.memory import handed_key, recall_items, recalled_block
 from continual.memory.render import recalled_line
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference, Recording
-from continual.recall.cards import Card
-from continual.recall.changes import generation_of
-from continual.recall.snapshot import Snapshot, SnapshotCache, build_snapshot
+from continual.recall import Card, Snapshot, SnapshotCache, build_snapshot, generation_of
 from continual.summary.store import StoredSummary, current_summary
 from continual.suppression import (
     DEFAULT_SUPPRESS_DAYS,

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 
 from continual.persons import create_token
-from continual.recall.lessons import load_lessons
+from continual.recall import load_lessons
 from continual.summary import SUMMARY_MAX_CHARS, is_summary_id
 from continual.suppression import suppressions
 from continual.tables import (

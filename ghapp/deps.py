@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
-from continual.recall.snapshot import SnapshotCache
+from continual.recall import SnapshotCache
 from continual.suppression import DEFAULT_SUPPRESS_DAYS
 from ghapp.jobs import Clock, JobQueue
 from ghapp.metrics import Metrics

@@ -17,7 +17,7 @@ from continual.associations import find_identifiers
 from continual.maintenance.anchors import head_side
 from continual.memory import recall_items, write_session_file
 from continual.patches import added_texts
-from continual.recall.snapshot import SnapshotCache
+from continual.recall import SnapshotCache
 from continual.suppression import Withheld, render_dismissed, suppressing, unrefused
 from continual.surfaces import Handed, hand_review_lessons
 from continual.tables import ReviewState

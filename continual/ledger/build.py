@@ -18,7 +18,7 @@ from continual.ledger.values import (
 )
 from continual.memory.store import hits_by_repository, states_by_repository
 from continual.proofs import outcomes_by_repository
-from continual.recall.lessons import load_lessons
+from continual.recall import load_lessons
 from continual.tables import Repository
 from continual.values import EntryState
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, func, select
 
 from continual.ledger.values import signal_of
-from continual.recall.lessons import load_lessons
+from continual.recall import load_lessons
 from continual.tables import Account, Receipt, ReviewCallRow
 from continual.values import EntryState
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from continual.recall.lessons import Lesson
+from continual.recall import Lesson
 from continual.values import Decision
 
 PENDING = "pending"

@@ -13,7 +13,7 @@ from continual import store
 from continual.associations import associate
 from continual.maintenance.records import add_event, latest_action
 from continual.maintenance.rules import Action, AnchoredEntry, Ruling
-from continual.recall.changes import note_entry_change
+from continual.recall import note_entry_change
 from continual.tables import Entry, LessonProvenance, Receipt
 from continual.tombstones import hold_sources, release_sources
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from continual.memory import MemoryItem
 from continual.memory.items import ItemKind
 from continual.memory.render import recalled_line
-from continual.recall.cards import Card
+from continual.recall import Card
 
 SUMMARY_MAX_CHARS = 2_000
 SUMMARY_ID = "summary_{repository_id}"  # how an injection's entries name the summary it handed

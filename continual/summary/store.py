@@ -11,8 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from continual.injections import Target
 from continual.memory import MemoryItem, recall_items
-from continual.recall.cards import Card
-from continual.recall.snapshot import Snapshot
+from continual.recall import Card, Snapshot
 from continual.secrets import redact
 from continual.summary.build import SUMMARY_ID, build_summary, fingerprint
 from continual.suppression import refused_cards, suppressions, unrefused

@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse, Response
 
 from continual import persons, store
 from continual.persons import Caller, Preference
-from continual.recall.lessons import Lesson, load_lessons
+from continual.recall import Lesson, load_lessons
 from continual.suppression import suppressed_entries
 from continual.surfaces import (
     Handed,

@@ -11,7 +11,7 @@ from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.maintenance import LessonChange
 from continual.persons import Caller, Preference
 from continual.proofs import ProofEvidence
-from continual.recall.lessons import Lesson, SourceReceipt
+from continual.recall import Lesson, SourceReceipt
 from continual.summary import SUMMARY_MAX_CHARS
 from continual.summary.store import StoredSummary
 from continual.suppression import Suppression

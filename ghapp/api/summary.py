@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from continual.persons import Caller
-from continual.recall.snapshot import Snapshot
+from continual.recall import Snapshot
 from continual.summary.store import StoredSummary, clear_summary, current_summary
 from continual.surfaces import Target
 from ghapp.api.auth import authenticated, deps_of, run, target_param

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 
 from continual import memory
 from continual.injections import Target
-from continual.recall.snapshot import build_snapshot
+from continual.recall import build_snapshot
 from continual.summary.store import StoredSummary, clear_summary, current_summary
 from ghapp.api.shapes import summary_json
 from ghapp.cli.common import Subparsers, open_engine, repository_target, unknown_repository

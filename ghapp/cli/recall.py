@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from continual.maintenance import changes
-from continual.recall.lessons import load_lessons
+from continual.recall import load_lessons
 from continual.suppression import Suppression, suppressed_entries
 from continual.tables import Account
 from ghapp.api.shapes import change_json, lesson_json

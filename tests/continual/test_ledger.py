@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import Engine, insert
 
 from continual.ledger import Counts, RepositoryLedger, RuleCount, review_ledger
-from continual.recall.lessons import Lesson
+from continual.recall import Lesson
 from continual.tables import Injection
 from tests.support.recall import NOW, accept, seed, suggest
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continual.packing import OMITTED_LINE, Budget, Measure, approx_tokens, pack, pack_lines
-from continual.recall.cards import Card, Scored
+from continual.recall import Card, Scored
 from continual.recall.index import RecallIndex
 
 

@@ -9,8 +9,7 @@ from sqlalchemy import Engine
 
 from continual.injections import Target, target_named
 from continual.memory import ItemKind, MemoryItem, Reporter, Source, save_items
-from continual.recall.index import Card
-from continual.recall.snapshot import build_snapshot
+from continual.recall import Card, build_snapshot
 from continual.summary import SUMMARY_MAX_CHARS, build_summary, fingerprint
 from continual.summary.build import MEMORY_HEADER
 from continual.summary.store import StoredSummary, clear_summary, current_summary

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Engine, func, insert, select
 
 from continual import store
-from continual.recall.lessons import read_lessons
+from continual.recall import read_lessons
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from tests.support.migrations import (

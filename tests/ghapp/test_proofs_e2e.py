@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from continual.recall.lessons import load_lessons
+from continual.recall import load_lessons
 from continual.tables import ProofRow, Receipt, Repository, Suggestion
 from ghapp.cli.ledger import ledgers
 from review.proof import checkout_dir

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, insert, select
 
-from continual.recall.lessons import load_lessons
+from continual.recall import load_lessons
 from continual.tables import Account, Entry, ProofRow, Receipt, Repository, Suggestion
 from continual.values import EntryState
 from tests.support.migrations import (
