@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import DataError
 
+from continual.times import to_ms
 from ghapp.db import reading
 from ghapp.deliveries import PRUNED
 from ghapp.deps import Deps
@@ -118,7 +119,7 @@ class Worker:
                 heartbeat.cancel()
         except RetryAt as exc:
             log.warning("job rescheduled", extra={**fields, "reason": exc.reason})
-            at_ms = int(exc.at.timestamp() * 1000)
+            at_ms = to_ms(exc.at)
             await asyncio.to_thread(self.queue.reschedule, job, at_ms, str(exc))
             return "rescheduled"
         except Transient as exc:

@@ -6,7 +6,6 @@ import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from continual.recall import SnapshotCache
 from continual.suppression import Withheld, render_dismissed, suppressing, unrefused
 from continual.surfaces import Handed, hand_review_lessons
 from continual.tables import ReviewState
+from continual.times import from_ms
 from review import records
 from review.compose import Draft, compose
 from review.config import ReviewConfig
@@ -253,7 +253,7 @@ def _save(
     now: int,
 ) -> None:
     """Everything the run produced, in one transaction, then the session's memory file."""
-    learned = run.memory.persistables(datetime.fromtimestamp(now / 1000, UTC))
+    learned = run.memory.persistables(from_ms(now))
     learned = records.save_run(
         reviewer.engine,
         target,

@@ -13,6 +13,7 @@ from continual.judge.grounding import Outcome, judge_rule
 from continual.replies import Verdict
 from continual.secrets import redact_optional
 from continual.tables import JudgeVerdictRow
+from continual.times import to_ms
 from continual.values import Decision, Reason
 from continual.writeback.threads import ThreadComment
 
@@ -29,7 +30,7 @@ class Revision:
     def of(cls, reply: ThreadComment) -> Revision:
         when = reply.updated_at or reply.created_at
         digest = hashlib.sha256(reply.body.encode("utf-8")).hexdigest()
-        return cls(reply.id, int(when.timestamp() * 1000), digest)
+        return cls(reply.id, to_ms(when), digest)
 
 
 @dataclass(frozen=True)

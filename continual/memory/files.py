@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from continual.memory.items import MemoryHit, MemoryItem, without_secrets
+from continual.times import to_ms
 
 SESSIONS_DIR = "sessions"
 SESSION_FILE = "session-memory.jsonl"
@@ -45,10 +46,6 @@ def find_session_file(store_dir: Path, review_id: str) -> Path | None:
     return None
 
 
-def _ms(item: MemoryItem) -> int:
-    return int(item.expires_at.timestamp() * 1000)
-
-
 def _item_line(kind: str, item: MemoryItem) -> dict[str, Any]:
     return {
         "type": kind,
@@ -61,7 +58,7 @@ def _item_line(kind: str, item: MemoryItem) -> dict[str, Any]:
         "state": item.state.value,
         "source": item.source.value if item.established else "reported",
         "reporters": [[reporter.seat, reporter.lab] for reporter in item.reported_by],
-        "expires_ms": _ms(item),
+        "expires_ms": to_ms(item.expires_at),
     }
 
 

@@ -7,7 +7,6 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from sqlalchemy import Connection, delete, func, insert, select
 
@@ -21,17 +20,10 @@ from continual.memory.items import (
 )
 from continual.memory.provenance import Reporter, Source, joined, reported_source
 from continual.tables import MemoryHitRow, MemoryItemRow
+from continual.times import from_ms, to_ms
 from continual.values import EntryState
 
 EXPIRED = "expired"
-
-
-def _ms(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def _moment(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, UTC)
 
 
 def reporters_json(reporters: Sequence[Reporter]) -> str:
@@ -91,7 +83,7 @@ def _with_standing(
     source = held if held.established else reported_source(reporters, promotable=True)
     if not source.established:
         return item
-    state, expires_at = kept_as(source, _moment(now_ms))
+    state, expires_at = kept_as(source, from_ms(now_ms))
     return replace(item, source=source, reporters=reporters, state=state, expires_at=expires_at)
 
 
@@ -130,7 +122,7 @@ def save_items(
                 "state": item.state.value,
                 "source": item.source.value,
                 "reporters": reporters_json(item.reported_by),
-                "expires_ms": _ms(item.expires_at),
+                "expires_ms": to_ms(item.expires_at),
                 "created_ms": now_ms,
             }
             for item in items
@@ -206,8 +198,8 @@ def recall_items(
             session=row.review_id,
             commit=row.commit,
             state=EntryState(row.state),
-            expires_at=_moment(row.expires_ms),
-            recorded_at=_moment(row.created_ms),
+            expires_at=from_ms(row.expires_ms),
+            recorded_at=from_ms(row.created_ms),
             lens=row.lens,
             files=tuple(json.loads(row.files)),
             source=Source(row.source),

@@ -20,6 +20,7 @@ from continual.markers import parse_fix_marker
 from continual.replies import Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
+from continual.times import to_ms
 from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
 from continual.writeback.authors import bot_login
@@ -69,7 +70,7 @@ class PullResult:
 
 
 def _ms(decision: ThreadDecision) -> int:
-    return int(decision.at.timestamp() * 1000)
+    return to_ms(decision.at)
 
 
 def new_entry_for(suggestion: StoredSuggestion) -> store.NewEntry:

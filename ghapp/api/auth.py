@@ -7,7 +7,6 @@ import functools
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine
@@ -17,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from continual import persons
 from continual.persons import Caller
 from continual.surfaces import Target, target_named
+from continual.times import from_ms
 from ghapp.bodies import Refused, parse_json, read_capped
 from ghapp.db import reading
 from ghapp.deps import Deps
@@ -75,7 +75,7 @@ def iso(ms: int | None) -> str | None:
     """An ISO-8601 UTC time for a millisecond timestamp."""
     if ms is None:
         return None
-    moment = datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+    moment = from_ms(ms).isoformat(timespec="milliseconds")
     return moment.replace("+00:00", "Z")
 
 

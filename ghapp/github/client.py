@@ -17,6 +17,7 @@ from githubkit.cache import MemCacheStrategy
 from githubkit.config import Config, get_config
 from githubkit.exception import RequestError, RequestFailed, RequestTimeout
 
+from continual.times import parse_iso
 from ghapp.github.errors import Forbidden, Rejected, Transient, error_for
 from ghapp.github.installation import PER_PAGE, InstallationClient
 from ghapp.github.values import (
@@ -294,7 +295,7 @@ class GitHubClient:
             what = f"installation {installation_id} token"
             url = f"/app/installations/{installation_id}/access_tokens"
             data = await self._app_json("POST", url, what)
-            expires_at = datetime.fromisoformat(str(data["expires_at"]).replace("Z", "+00:00"))
+            expires_at = parse_iso(str(data["expires_at"]))
             with self._tokens_lock:
                 self._tokens[installation_id] = _Token(str(data["token"]), expires_at)
                 self.mints += 1

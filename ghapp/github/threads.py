@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from continual.times import parse_iso
 from continual.writeback.authors import is_bot_account
 from ghapp.github.errors import RATE_LIMIT_FALLBACK, Rejected, RetryAt, Transient
 
@@ -87,10 +88,6 @@ def graphql_url(rest_base_url: str) -> str:
     return f"{base}/graphql"
 
 
-def _when(value: object) -> datetime:
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
-
 def _actor(value: object) -> Actor | None:
     if not isinstance(value, dict) or not value.get("login"):
         return None  # a deleted account ("ghost")
@@ -113,7 +110,7 @@ def _thread(node: dict[str, Any]) -> ReviewThread | None:
                 login=actor.login,
                 is_bot=actor.is_bot,
                 content=str(item.get("content")),
-                created_at=_when(item.get("createdAt")),
+                created_at=parse_iso(str(item.get("createdAt"))),
             )
         )
     resolver = node.get("resolvedBy") or {}
@@ -157,7 +154,9 @@ def _page(pull: dict[str, Any]) -> tuple[PullThreads, str | None]:
         head_sha=head if isinstance(head, str) and head else None,
         author=_actor(pull.get("author")),
         author_association=str(pull.get("authorAssociation") or "NONE"),
-        merged_at=_when(merged_at) if pull.get("merged") and isinstance(merged_at, str) else None,
+        merged_at=parse_iso(merged_at)
+        if pull.get("merged") and isinstance(merged_at, str)
+        else None,
         merged_by=_actor(pull.get("mergedBy")) if pull.get("merged") else None,
     )
     return page, (

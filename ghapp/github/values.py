@@ -7,15 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from continual.times import parse_iso_or_none
 from continual.writeback.authors import bot_login, is_bot_account
 
 Json = Mapping[str, Any]
-
-
-def _time(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def _int(value: object) -> int | None:
@@ -87,7 +82,7 @@ class HookDelivery:
         return cls(
             id=int(data["id"]),
             guid=_str(data.get("guid")),
-            delivered_at=_time(data.get("delivered_at")),
+            delivered_at=parse_iso_or_none(data.get("delivered_at")),
             redelivery=bool(data.get("redelivery")),
             status_code=_int(data.get("status_code")) or 0,
             status=_str(data.get("status")),
@@ -170,8 +165,8 @@ class PullRequest:
             base_sha=_str(base.get("sha")),
             base_ref=_str(base.get("ref")),
             html_url=_str(data.get("html_url")),
-            closed_at=_time(data.get("closed_at")),
-            merged_at=_time(data.get("merged_at")),
+            closed_at=parse_iso_or_none(data.get("closed_at")),
+            merged_at=parse_iso_or_none(data.get("merged_at")),
         )
 
 
@@ -249,8 +244,8 @@ class ReviewComment:
             via_app=_via_app(data),
             in_reply_to_id=_int(data.get("in_reply_to_id")),
             review_id=_int(data.get("pull_request_review_id")),
-            created_at=_time(data.get("created_at")),
-            updated_at=_time(data.get("updated_at")),
+            created_at=parse_iso_or_none(data.get("created_at")),
+            updated_at=parse_iso_or_none(data.get("updated_at")),
             html_url=_str(data.get("html_url")),
         )
 
@@ -280,8 +275,8 @@ class IssueComment:
             user=GitHubUser.from_json(data.get("user")),
             author_association=_str(data.get("author_association")),
             via_app=_via_app(data),
-            created_at=_time(data.get("created_at")),
-            updated_at=_time(data.get("updated_at")),
+            created_at=parse_iso_or_none(data.get("created_at")),
+            updated_at=parse_iso_or_none(data.get("updated_at")),
             html_url=_str(data.get("html_url")),
         )
 
@@ -306,7 +301,7 @@ class Review:
             state=_str(data.get("state")),
             commit_id=_str(data.get("commit_id")),
             user=GitHubUser.from_json(data.get("user")),
-            submitted_at=_time(data.get("submitted_at")),
+            submitted_at=parse_iso_or_none(data.get("submitted_at")),
             html_url=_str(data.get("html_url")),
         )
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from continual.ledger import Counts, WeekAcceptance
+from continual.times import from_ms
 
 WIDTH, HEIGHT = 900, 240
 LEFT, RIGHT, TOP, BOTTOM = 44, 16, 14, 34
@@ -53,7 +53,7 @@ class Chart:
 
 
 def _day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
+    return from_ms(ms).strftime("%Y-%m-%d")
 
 
 def _y(rate: float) -> float:

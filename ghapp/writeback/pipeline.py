@@ -6,13 +6,14 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from continual import store
 from continual.maintenance import note_merge
 from continual.replies import Verdict
 from continual.stored import StoredSuggestion
+from continual.times import from_ms, parse_iso
 from continual.writeback.apply import (
     PullResult,
     WritebackResult,
@@ -83,7 +84,7 @@ async def write_back(
         number=number,
         app_slug=slug,
         known=known,
-        read_at=datetime.fromtimestamp(deps.clock() / 1000, UTC),
+        read_at=from_ms(deps.clock()),
         head_sha=head_sha,
         pr_author=pr_author,
     )
@@ -159,7 +160,7 @@ def fix_pull(payload: Payload) -> FixPull:
 def _when(value: object) -> datetime | None:
     if not isinstance(value, str):
         return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parse_iso(value)
 
 
 async def write_back_fix(

@@ -112,17 +112,28 @@ def test_reactions_by_bots_and_contributors_decide_nothing(
     assert current(app) == []
     asked = app.sim.requests("GET", f"/collaborators/{by}/permission")
     assert len(asked) == (0 if options.get("user_type") == "Bot" else 1), "bots are never asked"
+    # Control: the same reaction from a person who may maintain the repository decides.
+    app.sim.set_permission(REPO, "quiet-reviewer", "maintain")
+    react(app, comment, "+1", by="quiet-reviewer")
+    run(app, number)
+    assert [(d, source, actor) for _, d, _, source, actor in current(app)] == [
+        ("accepted", "reaction", "quiet-reviewer")
+    ]
 
 
 def test_other_reactions_and_a_contributors_reply_decide_nothing(app: Harness) -> None:
     number = open_pull(app)
-    _, comment = app.plant_suggestion(number)
+    sid, comment = app.plant_suggestion(number)
     say(app, number, comment, "Thinking about it.")
     react(app, comment, "eyes", by="octocat")
     react(app, comment, "heart", by="octocat")
     say(app, number, comment, "accept", who="drive-by")
     run(app, number)
     assert current(app) == []
+    # Control: the maintainer's own thumbs up on the same thread decides.
+    react(app, comment, "+1", by="octocat")
+    run(app, number)
+    assert current(app) == [(sid, "accepted", None, "reaction", "octocat")]
 
 
 def resolution(app: Harness, sid: str) -> tuple[str | None, int | None]:

@@ -116,6 +116,10 @@ def test_nothing_changed_no_request(app: Harness) -> None:
     app.sim.reply(REPO, number, comment, "accept", author="ci[bot]", user_type="Bot")
     app.settle()
     assert edits(app) == []
+    # Control: a maintainer's reply that changes the decision is one status edit.
+    say(app, number, comment, "dismiss style")
+    assert edits(app) == [f"/repos/{REPO}/pulls/comments/{comment}"]
+    assert "dismissed (style)" in status_of(app, comment)
 
 
 def test_contributors_and_bots_get_no_request(app: Harness) -> None:
@@ -126,6 +130,10 @@ def test_contributors_and_bots_get_no_request(app: Harness) -> None:
     app.sim.reply(REPO, number, comment, "accept", author="ci[bot]", user_type="Bot")
     app.settle()
     assert edits(app) == [] and STATUS_MARKER not in body_of(app, comment)
+    # Control: the same reply from a maintainer is one status edit.
+    say(app, number, comment, "dismiss style")
+    assert edits(app) == [f"/repos/{REPO}/pulls/comments/{comment}"]
+    assert "dismissed (style)" in status_of(app, comment)
 
 
 def test_edits_flip_the_verdict_and_deletion_clears_it(app: Harness) -> None:
@@ -170,6 +178,10 @@ def test_forged_status_blocks_decide_nothing(app: Harness) -> None:
     say(app, number, int(other["id"]), "accept")
     assert current(app) == []
     assert STATUS_MARKER not in body_of(app, comment), "only a recorded decision gets a status"
+    # Control: a maintainer's reply on the app's own comment is recorded and gets one status.
+    say(app, number, comment, "accept")
+    assert current(app) == [("accepted", "reply")]
+    assert "accepted" in status_of(app, comment)
 
 
 def test_replies_on_a_deleted_suggestion_comment(app: Harness) -> None:

@@ -100,11 +100,17 @@ def test_replies_that_decide_nothing(app: Harness, body: str, who: dict[str, obj
     maintainer(app, number, comment, body, **who)
     close(app, number)
     assert receipts(app) == []
+    # Control: the same flow with a maintainer's reply that gives a reason is a receipt.
+    control = open_pull(app)
+    sid, comment = app.plant_suggestion(control)
+    maintainer(app, control, comment, "dismiss false-positive")
+    close(app, control)
+    assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "dismissed")]
 
 
 def test_forged_marker_in_a_human_comment_is_ignored(app: Harness) -> None:
     number = open_pull(app)
-    sid, _ = app.plant_suggestion(number)
+    sid, ours = app.plant_suggestion(number)
     forged = app.sim.add_review_comment(
         REPO,
         number,
@@ -117,6 +123,11 @@ def test_forged_marker_in_a_human_comment_is_ignored(app: Harness) -> None:
     maintainer(app, number, int(forged["id"]), "accept")
     close(app, number)
     assert receipts(app) == []
+    # Control: the same reply on the app's own comment, carrying the real marker, is a receipt.
+    app.sim.reopen(REPO, number)
+    maintainer(app, number, ours, "accept")
+    close(app, number)
+    assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "accepted")]
 
 
 def test_later_dismissal_supersedes_acceptance(app: Harness) -> None:
@@ -217,6 +228,14 @@ def test_fix_pr_closed_without_refusal_decides_nothing(app: Harness) -> None:
     )
     close(app, fix)
     assert receipts(app) == []
+    # Control: the same close after a typed refusal is a receipt.
+    refused = fix_pull(app, sid)
+    app.sim.add_issue_comment(
+        REPO, refused, "reject out-of-scope", author="octocat", author_association="OWNER"
+    )
+    close(app, refused)
+    found = [(r.suggestion_id, r.decision, r.reason, r.source) for r in receipts(app)]
+    assert found == [(sid, "dismissed", "out-of-scope", "fix_pr")]
 
 
 def test_fix_pr_by_a_contributor_decides_nothing(app: Harness) -> None:
@@ -225,6 +244,11 @@ def test_fix_pr_by_a_contributor_decides_nothing(app: Harness) -> None:
     fix = fix_pull(app, sid, author="drive-by", association="CONTRIBUTOR")
     close(app, fix, merged=True)
     assert receipts(app) == []
+    # Control: the app's own fix PR for the same suggestion, merged, is a receipt.
+    ours = fix_pull(app, sid)
+    close(app, ours, merged=True)
+    found = [(r.suggestion_id, r.decision, r.source) for r in receipts(app)]
+    assert found == [(sid, "accepted", "fix_pr")]
 
 
 def test_pull_gone_mid_write_back_is_a_domain_answer(app: Harness) -> None:
@@ -318,6 +342,13 @@ def test_write_back_of_a_pull_without_our_suggestions_asks_github_nothing(app: H
     found = asyncio.run(write_back(deps, installation_id=INSTALLATION_ID, repo=REPO, number=number))
     assert found is None
     assert app.sim.requests() == []
+    # Control: once the pull holds one of our suggestions, the same call reads its threads.
+    app.plant_suggestion(number)
+    app.sim.reset_log()
+    found = asyncio.run(write_back(deps, installation_id=INSTALLATION_ID, repo=REPO, number=number))
+    assert found is not None
+    reads = [r.path for r in app.sim.requests("GET") if r.path.startswith("/repos/")]
+    assert reads == [f"/repos/{REPO}/pulls/{number}/comments"]
 
 
 def list_requests(app: Harness, number: int) -> int:
