@@ -45,13 +45,17 @@ class SuggestionMarker:
     entry_key: str
 
 
-def _check_suggestion_id(suggestion_id: str) -> None:
-    if not _SUGGESTION_ID.fullmatch(suggestion_id):
+def _check_id(kind: str, value: str, pattern: re.Pattern[str], most: int) -> None:
+    if not pattern.fullmatch(value):
         message = (
-            f"suggestion id {suggestion_id!r} is not 1-128 characters of [A-Za-z0-9_-]; "
+            f"{kind} id {value!r} is not 1-{most} characters of [A-Za-z0-9_-]; "
             "use an opaque id made of those characters"
         )
         raise ValueError(message)
+
+
+def _check_suggestion_id(suggestion_id: str) -> None:
+    _check_id("suggestion", suggestion_id, _SUGGESTION_ID, 128)
 
 
 def render_suggestion_marker(suggestion_id: str, entry_key: str) -> str:
@@ -114,12 +118,7 @@ def parse_fix_marker(body: str | None) -> str | None:
 
 def render_review_marker(review_id: str) -> str:
     """The marker that ends a posted review's body, naming the draft it was posted from."""
-    if not _REVIEW_ID.fullmatch(review_id):
-        message = (
-            f"review id {review_id!r} is not 1-64 characters of [A-Za-z0-9_-]; "
-            "use an opaque id made of those characters"
-        )
-        raise ValueError(message)
+    _check_id("review", review_id, _REVIEW_ID, 64)
     return REVIEW_MARKER.format(review=review_id)
 
 

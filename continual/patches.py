@@ -17,7 +17,7 @@ One pass over the text, no regular expression: linear in the size of the patch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Kind = Literal["+", "-", " "]
@@ -52,15 +52,6 @@ class Hunk:
     lines: tuple[Line, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Header:
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-    section: str
-
-
 def _number(text: str) -> bool:
     return text.isdecimal() and len(text) <= MAX_DIGITS
 
@@ -73,8 +64,8 @@ def _range(text: str) -> tuple[int, int] | None:
     return int(start), int(count) if comma else 1
 
 
-def _header(text: str) -> _Header | None:
-    """The header ``@@ -a[,b] +c[,d] @@…`` that ``text`` is, or None."""
+def _header(text: str) -> Hunk | None:
+    """The header ``@@ -a[,b] +c[,d] @@…`` that ``text`` is, as a hunk with no lines yet, or None."""
     if not text.startswith(HEADER_START):
         return None
     old, _, rest = text[len(HEADER_START) :].partition(" ")
@@ -86,7 +77,7 @@ def _header(text: str) -> _Header | None:
     old_range, new_range = _range(old), _range(new)
     if old_range is None or new_range is None:
         return None
-    return _Header(*old_range, *new_range, section=rest[2:])
+    return Hunk(*old_range, *new_range, section=rest[2:], lines=())
 
 
 def is_header(text: str) -> bool:
@@ -97,14 +88,14 @@ def is_header(text: str) -> bool:
 def hunks(patch: str | None) -> tuple[Hunk, ...]:
     """The hunks of ``patch``, each line numbered on both sides as GitHub numbers them."""
     found: list[Hunk] = []
-    header: _Header | None = None
+    header: Hunk | None = None
     lines: list[Line] = []
     old = new = 0
     for text in (patch or "").split("\n"):
         opened = _header(text)
         if opened is not None:
             if header is not None:
-                found.append(_hunk(header, lines))
+                found.append(replace(header, lines=tuple(lines)))
             header, lines = opened, []
             old, new = opened.old_start, opened.new_start
         elif header is None or text.startswith(NO_NEWLINE):
@@ -121,19 +112,8 @@ def hunks(patch: str | None) -> tuple[Hunk, ...]:
             old += 1
             new += 1
     if header is not None:
-        found.append(_hunk(header, lines))
+        found.append(replace(header, lines=tuple(lines)))
     return tuple(found)
-
-
-def _hunk(header: _Header, lines: list[Line]) -> Hunk:
-    return Hunk(
-        header.old_start,
-        header.old_count,
-        header.new_start,
-        header.new_count,
-        header.section,
-        tuple(lines),
-    )
 
 
 def changed_new_lines(patch: str | None) -> frozenset[int]:
