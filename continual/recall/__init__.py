@@ -20,9 +20,11 @@ directly; migrations do too, as they must not follow later changes to this list.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # as typing's, without importing typing: a bare import stays this cheap
 if TYPE_CHECKING:
+    from typing import Any
+
     from continual.recall.cards import Card as Card
     from continual.recall.cards import Query as Query
     from continual.recall.cards import Scored as Scored
