@@ -10,7 +10,6 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeAlias
 
@@ -22,6 +21,7 @@ from continual import persons
 from continual.injections import Target, target_of
 from continual.suppression import DEFAULT_SUPPRESS_DAYS
 from continual.tables import Repository
+from continual.times import from_ms
 from ghapp.db import ensure_ready, is_sqlite, make_engine, reading
 from ghapp.settings import Settings, SettingsError
 from review.config import ConfigError, load_config
@@ -50,7 +50,7 @@ def minute(ms: int | None) -> str:
     """A stored time to the minute, UTC; ``-`` for none."""
     if ms is None:
         return "-"
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    return from_ms(ms).strftime("%Y-%m-%d %H:%M")
 
 
 def _no_database(url: str) -> SettingsError:

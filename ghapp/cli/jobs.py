@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
 
+from continual.times import from_ms
 from ghapp.cli.common import Subparsers, open_engine
 from ghapp.jobs import JobQueue
 from ghapp.settings import Settings
@@ -13,7 +13,7 @@ from ghapp.tables import JobState
 
 
 def _ms(value: int) -> str:
-    return datetime.fromtimestamp(value / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return from_ms(value).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:

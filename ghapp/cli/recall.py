@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import Engine, select
@@ -15,6 +14,7 @@ from continual.maintenance import changes
 from continual.recall import load_lessons
 from continual.suppression import Suppression, suppressed_entries
 from continual.tables import Account
+from continual.times import from_ms
 from ghapp.api.shapes import change_json, lesson_json
 from ghapp.cli.common import (
     CliError,
@@ -107,7 +107,7 @@ def _refusal(found: Suppression) -> str:
 
 
 def _utc(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return from_ms(ms).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def print_retired(engine: Engine, account_id: int, repo: str | None, *, as_json: bool) -> None:
