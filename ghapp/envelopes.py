@@ -10,7 +10,7 @@ GitHub versions, fewer optional) fields still pass.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -87,6 +87,10 @@ class RepositoryOf(RepositoryRef):
     owner: Owner | None = None
 
 
+class PushRepository(RepositoryRef):
+    default_branch: StrictStr | None = None
+
+
 class Head(Shape):
     sha: StrictStr
 
@@ -103,18 +107,23 @@ class Pull(Shape):
     closed_at: StrictStr | None = None
     merged_by: User | None = None
     author_association: StrictStr | None = None
+    performed_via_github_app: dict[str, Any] | None = None
+    merge_commit_sha: StrictStr | None = None
 
 
 class Issue(Shape):
     number: Number
     pull_request: dict[str, Any] | None = None
     user: User | None = None
+    author_association: StrictStr | None = None
+    performed_via_github_app: dict[str, Any] | None = None
 
 
 class Comment(Shape):
     id: Id | None = None
     body: StrictStr | None = None
     user: User | None = None
+    performed_via_github_app: dict[str, Any] | None = None
 
 
 class Envelope(Shape):
@@ -158,6 +167,11 @@ class PullRequestEvent(Envelope):
     repository: RepositoryOf
     pull_request: Pull
 
+    @property
+    def pull(self) -> Pull | Issue:
+        """The pull request the event is about."""
+        return self.pull_request
+
 
 class ReviewCommentEvent(PullRequestEvent):
     comment: Comment
@@ -172,6 +186,27 @@ class IssueCommentEvent(Envelope):
     repository: RepositoryOf
     issue: Issue
     comment: Comment
+
+    @property
+    def pull(self) -> Pull | Issue:
+        """The pull request the event is about: the issue of a conversation comment."""
+        return self.issue
+
+
+# The events that can change what maintainers decided on one pull request.
+PullEvent = PullRequestEvent | IssueCommentEvent
+
+
+class PushEvent(Envelope):
+    """A push: which ref moved, from which commit to which (fields GitHub always sends, read
+    leniently as the push route's filter does)."""
+
+    repository: PushRepository | None = None
+    ref: StrictStr | None = None
+    before: StrictStr | None = None
+    after: StrictStr | None = None
+    deleted: StrictBool | None = None
+    forced: StrictBool | None = None
 
 
 class BadPayload(ValueError):
@@ -191,10 +226,14 @@ class BadPayload(ValueError):
         )
 
 
-def check(event: str, shape: type[Shape], payload: Mapping[str, Any]) -> None:
-    """Raise `BadPayload` unless `payload` has `shape`."""
+S = TypeVar("S", bound=Shape)
+
+
+def parse(event: str, shape: type[S], payload: Mapping[str, Any]) -> S:
+    """The payload as its shape, the one value its handler reads; raises `BadPayload` when the
+    payload does not have the shape."""
     try:
-        shape.model_validate(payload)
+        return shape.model_validate(payload)
     except ValidationError as exc:
         raise BadPayload.of(event, exc) from None
 

@@ -6,14 +6,15 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ghapp.envelopes import Envelope, Shape, check
+from ghapp.envelopes import Envelope, Shape, parse
 from ghapp.jobs import ClaimedJob, JobSpec
 
 if TYPE_CHECKING:
     from ghapp.deps import Deps
 
 Payload = Mapping[str, Any]
-Handler = Callable[["Deps", ClaimedJob, Payload], Awaitable[None]]
+# A handler receives its route's shape, parsed from the delivery (an `Envelope` subclass).
+Handler = Callable[["Deps", ClaimedJob, Any], Awaitable[None]]
 SerialKey = Callable[[Payload], str | None]
 
 
@@ -35,8 +36,8 @@ def installation_key(payload: Payload) -> str | None:
 class Route:
     """`event` (with one of `actions`, or any action when None) makes a `kind` job run by `handler`.
 
-    `shape` is what the handler reads from the payload; a delivery without it is refused before
-    any job is made. `lifecycle` routes run even while their installation is suspended or deleted. A route with
+    `shape` is what the handler reads from the payload: a delivery without it is refused before
+    any job is made, and the handler (and `when`) receive the payload parsed as it. `lifecycle` routes run even while their installation is suspended or deleted. A route with
     `coalesce_with` makes no job while one of those kinds is pending on the same pull request, and
     waits `delay_ms` before it runs (see `JobSpec`).
     """
@@ -48,9 +49,13 @@ class Route:
     shape: type[Shape] = Envelope
     serial_key: SerialKey = pull_request_key
     lifecycle: bool = False
-    when: Callable[[Payload], bool] | None = None
+    when: Callable[[Any], bool] | None = None
     coalesce_with: frozenset[str] = frozenset()
     delay_ms: int = 0
+
+    def parse(self, payload: Payload) -> Shape:
+        """The payload as the handler reads it; raises `BadPayload` when it lacks the shape."""
+        return parse(self.event, self.shape, payload)
 
 
 class UnknownJobKind(LookupError):
@@ -78,25 +83,22 @@ class Router:
 
         Raises `BadPayload` when the payload lacks the shape of its event or of a matching route.
         """
-        check(event, Envelope, payload)
-        checked: set[type[Shape]] = {Envelope}
-        action = payload.get("action")
-        installation = payload.get("installation") or {}
-        installation_id = installation.get("id") if isinstance(installation, Mapping) else None
+        envelope = parse(event, Envelope, payload)
+        parsed: dict[type[Shape], Shape] = {Envelope: envelope}
+        installation_id = envelope.installation.id if envelope.installation else None
         specs = []
         for route in self._by_event.get(event, ()):
-            if route.actions is not None and action not in route.actions:
+            if route.actions is not None and envelope.action not in route.actions:
                 continue
-            if route.shape not in checked:
-                check(event, route.shape, payload)
-                checked.add(route.shape)
-            if route.when is not None and not route.when(payload):
+            if route.shape not in parsed:
+                parsed[route.shape] = route.parse(payload)
+            if route.when is not None and not route.when(parsed[route.shape]):
                 continue
             specs.append(
                 JobSpec(
                     kind=route.kind,
                     serial_key=route.serial_key(payload),
-                    installation_id=installation_id if isinstance(installation_id, int) else None,
+                    installation_id=installation_id,
                     coalesce_with=route.coalesce_with,
                     delay_ms=route.delay_ms,
                 )

@@ -2,35 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import Session
 
 from continual.tables import Account, Repository
+from ghapp.envelopes import (
+    InstallationOf,
+    IssueCommentEvent,
+    Owner,
+    PullRequestEvent,
+    RepositoryEvent,
+    RepositoryRef,
+)
 from ghapp.tables import Installation
 
-Payload = Mapping[str, Any]
+# The events that name a repository with its owner.
+RepositoryEvents = RepositoryEvent | PullRequestEvent | IssueCommentEvent
 
 
-def upsert_account(session: Session, account: Payload, now: int) -> Account:
+def upsert_account(session: Session, account: Owner, now: int) -> Account:
     """The account with GitHub's id, holding the login GitHub gives it now.
 
     Accounts are keyed by id, never by login: GitHub renames logins and gives a freed one to a
     new account. A login another row holds is released by that row first (`release_login`), and
     a renamed account's repositories take the new owner in their names.
     """
-    login = account["login"]
-    release_login(session, login, keep_id=account["id"])
-    row = session.get(Account, account["id"])
+    login = account.login
+    release_login(session, login, keep_id=account.id)
+    row = session.get(Account, account.id)
     if row is None:
-        row = Account(id=account["id"], login=login, created_ms=now)
+        row = Account(id=account.id, login=login, created_ms=now)
         session.add(row)
         session.flush()
     elif row.login != login:
         rename_owner(session, row, login, now)
-    row.type = account.get("type") or "User"
+    row.type = account.type or "User"
     return row
 
 
@@ -72,36 +80,39 @@ def rename_owner(session: Session, account: Account, login: str, now: int) -> No
         session.flush()
 
 
-def upsert_installation(session: Session, installation: Payload, now: int) -> Installation:
-    account = upsert_account(session, installation["account"], now)
-    row = session.get(Installation, installation["id"])
+def upsert_installation(session: Session, installation: InstallationOf, now: int) -> Installation:
+    account = upsert_account(session, installation.account, now)
+    row = session.get(Installation, installation.id)
     if row is None:
-        row = Installation(id=installation["id"], account_id=account.id, created_ms=now)
+        row = Installation(id=installation.id, account_id=account.id, created_ms=now)
         session.add(row)
     row.account_id = account.id
     row.deleted_ms = None
-    if installation.get("suspended_at") and row.suspended_ms is None:
+    if installation.suspended_at and row.suspended_ms is None:
         row.suspended_ms = now
     return row
 
 
 def upsert_repositories(
     session: Session,
-    repositories: Iterable[Payload],
+    repositories: Iterable[RepositoryRef],
     *,
     account_id: int,
     installation_id: int | None,
     now: int,
     account_login: str | None = None,
 ) -> list[Repository]:
-    """Add or revive repositories; `full_name` may be missing from older payloads."""
+    """Add or revive repositories; `full_name` may be missing from older payloads (never both it
+    and `name`: such a repository cannot be named, and its payload is refused)."""
     rows = []
     for repo in repositories:
-        full_name = repo.get("full_name") or f"{account_login}/{repo['name']}"
-        release_name(session, full_name, keep_id=repo["id"], now=now)
-        row = session.get(Repository, repo["id"])
+        if repo.full_name is None and repo.name is None:
+            raise ValueError(f"repository {repo.id} has no name")
+        full_name = repo.full_name or f"{account_login}/{repo.name}"
+        release_name(session, full_name, keep_id=repo.id, now=now)
+        row = session.get(Repository, repo.id)
         if row is None:
-            row = Repository(id=repo["id"], account_id=account_id, full_name=full_name)
+            row = Repository(id=repo.id, account_id=account_id, full_name=full_name)
             session.add(row)
         row.full_name = full_name
         row.account_id = account_id
@@ -150,29 +161,26 @@ def remove_repositories(session: Session, repo_ids: Iterable[int], now: int) -> 
         )
 
 
-def repository_from_event(session: Session, payload: Payload, now: int) -> Repository | None:
+def repository_from_event(session: Session, event: RepositoryEvents, now: int) -> Repository | None:
     """Make sure the repository an event is about is known (an installation event may be missed)."""
-    repo = payload.get("repository")
-    if not isinstance(repo, Mapping) or "id" not in repo:
-        return None
-    owner = repo.get("owner") or payload.get("organization") or {}
-    if "id" not in owner:
-        return session.get(Repository, repo["id"])
+    repo = event.repository
+    owner = repo.owner or event.organization
+    if owner is None:
+        return session.get(Repository, repo.id)
     account = upsert_account(session, owner, now)
-    installation = payload.get("installation") or {}
     (row,) = upsert_repositories(
         session,
         [repo],
         account_id=account.id,
-        installation_id=installation.get("id"),
+        installation_id=event.installation.id if event.installation else None,
         now=now,
         account_login=account.login,
     )
     return row
 
 
-def note_repository(engine: Engine, payload: Payload, now: int) -> int | None:
+def note_repository(engine: Engine, event: RepositoryEvents, now: int) -> int | None:
     """Keep the event's repository row true, in its own transaction; answers its account id."""
     with Session(engine) as session, session.begin():
-        row = repository_from_event(session, payload, now)
+        row = repository_from_event(session, event, now)
         return row.account_id if row is not None else None

@@ -112,9 +112,10 @@ class Worker:
             payload = await asyncio.to_thread(self._prepare, job, route.lifecycle)
             if payload is None:
                 return None
+            event = route.parse(payload)  # the value its handler reads; BadPayload parks the job
             heartbeat = asyncio.create_task(self._heartbeat(job))
             try:
-                await route.handler(self.deps, job, payload)
+                await route.handler(self.deps, job, event)
             finally:
                 heartbeat.cancel()
         except RetryAt as exc:

@@ -17,7 +17,7 @@ from ghapp.envelopes import (
     InstallationTargetEvent,
 )
 from ghapp.jobs import ClaimedJob
-from ghapp.router import Payload, Route, installation_key
+from ghapp.router import Route, installation_key
 from ghapp.tables import Installation, JobState
 from ghapp.tenants import (
     remove_repositories,
@@ -29,9 +29,8 @@ from ghapp.tenants import (
 log = logging.getLogger(__name__)
 
 
-def apply_installation(deps: Deps, payload: Payload) -> None:
-    action = payload["action"]
-    installation = payload["installation"]
+def apply_installation(deps: Deps, event: InstallationEvent) -> None:
+    action, installation = event.action, event.installation
     now = deps.clock()
     with Session(deps.engine) as session, session.begin():
         row = upsert_installation(session, installation, now)
@@ -39,11 +38,11 @@ def apply_installation(deps: Deps, payload: Payload) -> None:
         if action == "created":
             upsert_repositories(
                 session,
-                payload.get("repositories") or (),
+                event.repositories or (),
                 account_id=row.account_id,
                 installation_id=row.id,
                 now=now,
-                account_login=installation["account"]["login"],
+                account_login=installation.account.login,
             )
         elif action == "deleted":
             row.deleted_ms = now
@@ -59,51 +58,53 @@ def apply_installation(deps: Deps, payload: Payload) -> None:
         elif action == "unsuspend":
             row.suspended_ms = None
             deps.queue.release_installation(conn, row.id, now)
-    log.info("installation updated", extra={"installation": installation["id"], "action": action})
+    log.info("installation updated", extra={"installation": installation.id, "action": action})
 
 
-def apply_installation_repositories(deps: Deps, payload: Payload) -> None:
-    installation = payload["installation"]
+def apply_installation_repositories(deps: Deps, event: InstallationRepositoriesEvent) -> None:
+    installation = event.installation
     now = deps.clock()
     with Session(deps.engine) as session, session.begin():
-        row = session.get(Installation, installation["id"])
+        row = session.get(Installation, installation.id)
         if row is None:
             row = upsert_installation(session, installation, now)
-        account = upsert_account(session, installation["account"], now)
+        account = upsert_account(session, installation.account, now)
         upsert_repositories(
             session,
-            payload.get("repositories_added") or (),
+            event.repositories_added or (),
             account_id=account.id,
             installation_id=row.id,
             now=now,
             account_login=account.login,
         )
-        remove_repositories(
-            session, (repo["id"] for repo in payload.get("repositories_removed") or ()), now
-        )
+        remove_repositories(session, (repo.id for repo in event.repositories_removed or ()), now)
 
 
-def apply_account_renamed(deps: Deps, payload: Payload) -> None:
+def apply_account_renamed(deps: Deps, event: InstallationTargetEvent) -> None:
     """The installation's account has a new login: its row (found by id) takes it."""
     now = deps.clock()
     with Session(deps.engine) as session, session.begin():
-        upsert_account(session, payload["account"], now)
+        upsert_account(session, event.account, now)
     log.info(
         "account renamed",
-        extra={"installation": payload["installation"]["id"], "account": payload["account"]["id"]},
+        extra={"installation": event.installation.id, "account": event.account.id},
     )
 
 
-async def on_installation(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(apply_installation, deps, payload)
+async def on_installation(deps: Deps, job: ClaimedJob, event: InstallationEvent) -> None:
+    await asyncio.to_thread(apply_installation, deps, event)
 
 
-async def on_installation_repositories(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(apply_installation_repositories, deps, payload)
+async def on_installation_repositories(
+    deps: Deps, job: ClaimedJob, event: InstallationRepositoriesEvent
+) -> None:
+    await asyncio.to_thread(apply_installation_repositories, deps, event)
 
 
-async def on_installation_target(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(apply_account_renamed, deps, payload)
+async def on_installation_target(
+    deps: Deps, job: ClaimedJob, event: InstallationTargetEvent
+) -> None:
+    await asyncio.to_thread(apply_account_renamed, deps, event)
 
 
 ROUTES = [

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from continual.writeback.authors import is_bot_account
 from ghapp.envelopes import (
+    Comment,
     IssueCommentEvent,
     PullRequestEvent,
     ReviewCommentEvent,
     ReviewEvent,
 )
 from ghapp.handlers.reviews import on_review
-from ghapp.router import Payload, Route
+from ghapp.router import Route
 from ghapp.writeback.pipeline import on_writeback
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -31,33 +30,30 @@ WRITEBACK_KINDS = frozenset(
 COALESCE_MS = 2_000
 
 
-def _is_pull_request_comment(payload: Payload) -> bool:
-    issue = payload.get("issue") or {}
-    return isinstance(issue, Mapping) and bool(issue.get("pull_request"))
+def _not_draft(event: PullRequestEvent) -> bool:
+    return not event.pull_request.draft
 
 
-def _not_draft(payload: Payload) -> bool:
-    pull = payload.get("pull_request") or {}
-    return not (isinstance(pull, Mapping) and pull.get("draft", False))
-
-
-def _may_decide(subject: str) -> Callable[[Payload], bool]:
+def _by_a_person(action: str, item: Comment) -> bool:
     """A comment or review that a bot wrote or edited decides nothing (a deleted one may: it can
     be the app's own suggestion, or a maintainer's reply, going away)."""
-
-    def check(payload: Payload) -> bool:
-        item = payload.get(subject) or {}
-        user = item.get("user") if isinstance(item, Mapping) else None
-        if payload.get("action") == "deleted" or not isinstance(user, Mapping):
-            return True
-        via_app = bool(item.get("performed_via_github_app"))
-        return not is_bot_account(str(user.get("login", "")), user.get("type"), via_app=via_app)
-
-    return check
+    user = item.user
+    if action == "deleted" or user is None:
+        return True
+    via_app = bool(item.performed_via_github_app)
+    return not is_bot_account(user.login or "", user.type, via_app=via_app)
 
 
-def _comment_on_pull_request(payload: Payload) -> bool:
-    return _is_pull_request_comment(payload) and _may_decide("comment")(payload)
+def _comment_may_decide(event: ReviewCommentEvent) -> bool:
+    return _by_a_person(event.action, event.comment)
+
+
+def _review_may_decide(event: ReviewEvent) -> bool:
+    return _by_a_person(event.action, event.review)
+
+
+def _comment_on_pull_request(event: IssueCommentEvent) -> bool:
+    return bool(event.issue.pull_request) and _by_a_person(event.action, event.comment)
 
 
 def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
@@ -86,7 +82,7 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             kind="review_comment.writeback",
             handler=on_writeback,
             shape=ReviewCommentEvent,
-            when=_may_decide("comment"),
+            when=_comment_may_decide,
             coalesce_with=WRITEBACK_KINDS,
             delay_ms=coalesce_ms,
         ),
@@ -96,7 +92,7 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             kind="review.writeback",
             handler=on_writeback,
             shape=ReviewEvent,
-            when=_may_decide("review"),
+            when=_review_may_decide,
             coalesce_with=WRITEBACK_KINDS,
             delay_ms=coalesce_ms,
         ),

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from continual.maintenance import Action
 from ghapp.deps import Deps
+from ghapp.envelopes import PushEvent
 from ghapp.jobs import ClaimedJob
 from ghapp.maintenance import maintain
 from ghapp.router import Payload, Route
@@ -23,17 +24,15 @@ def repository_key(payload: Payload) -> str | None:
     return f"repo:{repo['id']}" if isinstance(repo, Mapping) and "id" in repo else None
 
 
-def to_default_branch(payload: Payload) -> bool:
+def to_default_branch(event: PushEvent) -> bool:
     """A push that moved the default branch to a commit (not a deletion, not another branch)."""
-    repo = payload.get("repository") or {}
-    branch = repo.get("default_branch") if isinstance(repo, Mapping) else None
-    after = payload.get("after")
+    branch = event.repository.default_branch if event.repository is not None else None
     return (
-        isinstance(branch, str)
-        and payload.get("ref") == f"refs/heads/{branch}"
-        and not payload.get("deleted", False)
-        and isinstance(after, str)
-        and after != NO_COMMIT
+        branch is not None
+        and event.ref == f"refs/heads/{branch}"
+        and not event.deleted
+        and event.after is not None
+        and event.after != NO_COMMIT
     )
 
 
@@ -43,23 +42,20 @@ def maintenance_seat(deps: Deps) -> TextSeat | None:
     return make_seat(config.seat(name)) if config is not None and name is not None else None
 
 
-async def on_push(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+async def on_push(deps: Deps, job: ClaimedJob, event: PushEvent) -> None:
     assert deps.github is not None, "maintenance needs the GitHub client"
-    installation = payload.get("installation") or {}
-    repository = payload.get("repository") or {}
-    installation_id = installation.get("id") if isinstance(installation, Mapping) else None
-    repo = repository.get("full_name") if isinstance(repository, Mapping) else None
-    if not isinstance(installation_id, int) or not isinstance(repo, str):
-        log.warning("push without an installation or repository", extra={"job": job.id})
+    repo = event.repository.full_name if event.repository is not None else None
+    if event.installation is None or repo is None or event.after is None:
+        log.warning("push without an installation, repository or head", extra={"job": job.id})
         return
-    before = payload.get("before")
+    before = event.before
     run = await maintain(
-        deps.github.installation(installation_id),
+        deps.github.installation(event.installation.id),
         deps.engine,
         repo=repo,
-        head=str(payload["after"]),
-        before=before if isinstance(before, str) and before != NO_COMMIT else None,
-        forced=bool(payload.get("forced")),
+        head=event.after,
+        before=before if before is not None and before != NO_COMMIT else None,
+        forced=bool(event.forced),
         seat=maintenance_seat(deps),
         now=deps.clock(),
     )
@@ -81,6 +77,7 @@ ROUTES = [
         actions=None,
         kind="push.maintain",
         handler=on_push,
+        shape=PushEvent,
         serial_key=repository_key,
         when=to_default_branch,
     )

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from ghapp.deps import Deps
 from ghapp.envelopes import RepositoryEvent
 from ghapp.jobs import ClaimedJob
-from ghapp.router import Payload, Route, installation_key
+from ghapp.router import Route, installation_key
 from ghapp.tenants import repository_from_event, retire_repository
 
 log = logging.getLogger(__name__)
@@ -19,20 +19,19 @@ log = logging.getLogger(__name__)
 ACTIONS = frozenset({"created", "renamed", "transferred", "deleted"})
 
 
-def apply_repository(deps: Deps, payload: Payload) -> None:
-    action = payload["action"]
-    repository_id = payload["repository"]["id"]
+def apply_repository(deps: Deps, event: RepositoryEvent) -> None:
+    action, repository_id = event.action, event.repository.id
     now = deps.clock()
     with Session(deps.engine) as session, session.begin():
         if action == "deleted":
             retire_repository(session, repository_id, now)
         else:  # its current name and owner, whatever they were before
-            repository_from_event(session, payload, now)
+            repository_from_event(session, event, now)
     log.info("repository updated", extra={"repository": repository_id, "action": action})
 
 
-async def on_repository(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    await asyncio.to_thread(apply_repository, deps, payload)
+async def on_repository(deps: Deps, job: ClaimedJob, event: RepositoryEvent) -> None:
+    await asyncio.to_thread(apply_repository, deps, event)
 
 
 ROUTES = [

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
 from continual.writeback.authors import bot_login
 from ghapp.deps import Deps
+from ghapp.envelopes import PullRequestEvent
 from ghapp.github.reviewing import InstallationReviewGitHub
 from ghapp.jobs import ClaimedJob
-from ghapp.router import Payload
 from ghapp.tenants import note_repository
 from review.pipeline import review_pull
 from review.records import ReviewTarget
@@ -22,47 +19,26 @@ from review.records import ReviewTarget
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class PullEvent:
-    """What the handler needs from the payload."""
-
-    installation_id: int
-    repository: str
-    repository_id: int
-    pr: int
-    head_sha: str
-
-
-def _event(payload: Payload) -> PullEvent | None:
-    repo: Mapping[str, Any] = payload.get("repository") or {}
-    pull: Mapping[str, Any] = payload.get("pull_request") or {}
-    installation: Mapping[str, Any] = payload.get("installation") or {}
-    head: Mapping[str, Any] = pull.get("head") or {}
-    try:
-        return PullEvent(
-            installation_id=int(installation["id"]),
-            repository=str(repo["full_name"]),
-            repository_id=int(repo["id"]),
-            pr=int(pull["number"]),
-            head_sha=str(head["sha"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-async def on_review(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-    account_id = await asyncio.to_thread(note_repository, deps.engine, payload, deps.clock())
-    event = _event(payload)
+async def on_review(deps: Deps, job: ClaimedJob, event: PullRequestEvent) -> None:
+    account_id = await asyncio.to_thread(note_repository, deps.engine, event, deps.clock())
+    head = event.pull_request.head
     config = deps.review_config
-    if event is None or account_id is None or deps.github is None or config is None:
+    if (
+        event.installation is None
+        or head is None
+        or account_id is None
+        or deps.github is None
+        or config is None
+    ):
         log.info("review skipped: nothing to review with", extra={"job": job.id})
         return
+    repository = event.repository
     target = ReviewTarget(
-        account_id, event.repository_id, event.repository, event.pr, event.head_sha
+        account_id, repository.id, repository.full_name, event.pull_request.number, head.sha
     )
     slug = await deps.github.app_slug(deps.settings.app_slug)
     github = InstallationReviewGitHub(
-        deps.github.installation(event.installation_id), bot_login=bot_login(slug)
+        deps.github.installation(event.installation.id), bot_login=bot_login(slug)
     )
     await review_pull(
         target,

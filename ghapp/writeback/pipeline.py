@@ -7,7 +7,6 @@ import logging
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from continual import store
 from continual.maintenance import note_merge
@@ -26,8 +25,8 @@ from continual.writeback.pull import Analysis, PullState
 from continual.writeback.threads import FixPull
 from ghapp.db import reading
 from ghapp.deps import Deps
+from ghapp.envelopes import Issue, Pull, PullEvent, PullRequestEvent
 from ghapp.jobs import ClaimedJob
-from ghapp.router import Payload
 from ghapp.tenants import note_repository
 from ghapp.writeback.acknowledge import acknowledge
 from ghapp.writeback.read import read_pull, thread_comment
@@ -38,14 +37,14 @@ from review.seats import make_seat
 log = logging.getLogger(__name__)
 
 
-def author_of(user: Mapping[str, Any] | None, association: str | None, via_app: object) -> Author:
-    """A payload's user, with the association and app GitHub reported beside it, as an Author."""
-    user = user or {}
+def author_of(pull: Pull | Issue) -> Author:
+    """Who opened the pull request, with the association and app GitHub reported beside it."""
+    login, kind = (pull.user.login, pull.user.type) if pull.user is not None else (None, None)
     return Author(
-        login=user.get("login", ""),
-        type=user.get("type", "User"),
-        association=association or "NONE",
-        via_app=bool(via_app),
+        login=login or "",
+        type=kind or "User",
+        association=pull.author_association or "NONE",
+        via_app=bool(pull.performed_via_github_app),
     )
 
 
@@ -139,26 +138,24 @@ async def _judged(deps: Deps, state: PullState, analysis: Analysis) -> Mapping[i
     return run.verdicts
 
 
-def fix_pull(payload: Payload) -> FixPull:
-    """A `pull_request` payload as the fix PR it may be (its comments are read only if needed)."""
-    pull = payload["pull_request"]
+def fix_pull(event: PullRequestEvent) -> FixPull:
+    """A `pull_request` event as the fix PR it may be (its comments are read only if needed)."""
+    pull = event.pull_request
     return FixPull(
-        number=pull["number"],
-        repository=payload["repository"]["full_name"],
-        body=pull.get("body") or "",
-        author=author_of(
-            pull.get("user"), pull.get("author_association"), pull.get("performed_via_github_app")
-        ),
-        merged=bool(pull.get("merged")),
-        closed=pull.get("state") == "closed",
-        merged_at=_when(pull.get("merged_at")),
-        closed_at=_when(pull.get("closed_at")),
-        merged_by=(pull.get("merged_by") or {}).get("login"),
+        number=pull.number,
+        repository=event.repository.full_name,
+        body=pull.body or "",
+        author=author_of(pull),
+        merged=bool(pull.merged),
+        closed=pull.state == "closed",
+        merged_at=_when(pull.merged_at),
+        closed_at=_when(pull.closed_at),
+        merged_by=pull.merged_by.login if pull.merged_by is not None else None,
     )
 
 
-def _when(value: object) -> datetime | None:
-    if not isinstance(value, str):
+def _when(value: str | None) -> datetime | None:
+    if value is None:
         return None
     return parse_iso(value)
 
@@ -199,49 +196,31 @@ def _note_merge(deps: Deps, repo: str, number: int, merge_sha: str) -> None:
             note_merge(conn, repository_id, number, merge_sha, now=deps.clock())
 
 
-def _pull_of(payload: Payload) -> Mapping[str, Any]:
-    """The pull request an event is about: `pull_request`, or the `issue` of a conversation comment."""
-    pull = payload.get("pull_request") or payload.get("issue") or {}
-    return pull if isinstance(pull, Mapping) else {}
-
-
-async def on_writeback(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+async def on_writeback(deps: Deps, job: ClaimedJob, event: PullEvent) -> None:
     """Any event that may change a verdict: a new head, a close or reopen, a reply, a review."""
-    installation = payload.get("installation") or {}
-    repository = payload.get("repository") or {}
-    pull = _pull_of(payload)
-    installation_id = installation.get("id") if isinstance(installation, Mapping) else None
-    repo = repository.get("full_name") if isinstance(repository, Mapping) else None
-    number = pull.get("number")
-    if (
-        not isinstance(installation_id, int)
-        or not isinstance(repo, str)
-        or not isinstance(number, int)
-    ):
-        log.warning(
-            "write-back without an installation, repository or number", extra={"job": job.id}
-        )
+    if event.installation is None:
+        log.warning("write-back without an installation", extra={"job": job.id})
         return
+    installation_id, repo, pull = event.installation.id, event.repository.full_name, event.pull
+    number = pull.number
     fields = {"job": job.id, "repo": repo, "pr": number}
-    if payload.get("action") == "closed" and "pull_request" in payload:
-        fixed = await write_back_fix(deps, installation_id=installation_id, fix=fix_pull(payload))
+    closed = event.action == "closed"
+    if closed and isinstance(event, PullRequestEvent):
+        fixed = await write_back_fix(deps, installation_id=installation_id, fix=fix_pull(event))
         if fixed is not None:
             log.info("fix PR written back", extra={**fields, "changed": fixed.changed})
-    await asyncio.to_thread(note_repository, deps.engine, payload, deps.clock())
-    head = pull.get("head")
+    await asyncio.to_thread(note_repository, deps.engine, event, deps.clock())
+    head = pull.head if isinstance(pull, Pull) else None
     result = await write_back(
         deps,
         installation_id=installation_id,
         repo=repo,
         number=number,
-        head_sha=head.get("sha") if isinstance(head, Mapping) else None,
-        pr_author=author_of(
-            pull.get("user"), pull.get("author_association"), pull.get("performed_via_github_app")
-        ),
+        head_sha=head.sha if head is not None else None,
+        pr_author=author_of(pull),
     )
-    merge_sha = pull.get("merge_commit_sha")
-    if payload.get("action") == "closed" and pull.get("merged") and isinstance(merge_sha, str):
-        await asyncio.to_thread(_note_merge, deps, repo, number, merge_sha)
+    if closed and isinstance(pull, Pull) and pull.merged and pull.merge_commit_sha is not None:
+        await asyncio.to_thread(_note_merge, deps, repo, number, pull.merge_commit_sha)
     if result is None:
         log.info("write-back: no suggestions on this PR", extra=fields)
         return

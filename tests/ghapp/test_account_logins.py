@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from continual import persons
 from continual.tables import Account, Entry, Repository
+from ghapp.envelopes import Owner
 from ghapp.purge import purge_account
 from ghapp.tables import Job, JobState
 from ghapp.tenants import upsert_account
@@ -144,9 +145,9 @@ def test_an_installation_event_with_a_new_login_updates_the_row(h: Harness) -> N
 
 def test_two_accounts_that_swap_logins_keep_their_ids(engine: Engine) -> None:
     with Session(engine) as session, session.begin():
-        upsert_account(session, {"id": 1, "login": "left"}, NOW)
-        upsert_account(session, {"id": 2, "login": "right"}, NOW)
+        upsert_account(session, Owner(id=1, login="left"), NOW)
+        upsert_account(session, Owner(id=2, login="right"), NOW)
     with Session(engine) as session, session.begin():
-        upsert_account(session, {"id": 1, "login": "right"}, NOW)
-        upsert_account(session, {"id": 2, "login": "left"}, NOW)
+        upsert_account(session, Owner(id=1, login="right"), NOW)
+        upsert_account(session, Owner(id=2, login="left"), NOW)
     assert logins(engine) == {1: "right", 2: "left"}

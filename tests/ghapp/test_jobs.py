@@ -342,3 +342,47 @@ def test_a_jobs_error_is_kept_with_its_secrets_redacted(engine: Engine) -> None:
     kept = state_of(engine, job.id).last_error
     assert kept is not None and key not in kept
     assert "[redacted aws-access-key]" in kept
+
+
+def test_a_handler_receives_its_routes_shape_and_a_body_without_it_parks_dead(
+    engine: Engine, database_url: str
+) -> None:
+    """The worker parses the delivery with the route's shape once; the handler reads typed
+    fields. A stored body without the shape (kept from before the shape asked for a field) is
+    parked dead at once, the handler never called."""
+    from ghapp.envelopes import PullRequestEvent
+    from ghapp.jobs import insert_jobs, job_rows
+    from ghapp.tables import Delivery
+
+    seen: list[object] = []
+
+    async def handler(deps: Deps, job: ClaimedJob, event: PullRequestEvent) -> None:
+        seen.append((event.pull_request.number, event.repository.full_name))
+
+    route = Route(event="pull_request", actions=None, kind="t", handler=handler)
+    route = dataclasses.replace(route, shape=PullRequestEvent)
+    deps = build_deps(Settings(database_url=database_url), engine=engine)
+    worker = Worker(deps, Router([route]), concurrency=1)
+    good = {
+        "action": "opened",
+        "repository": {"id": 1, "full_name": "o/r"},
+        "pull_request": {"number": 7},
+    }
+    bodies = {"good": good, "bad": {**good, "pull_request": {"number": "seven"}}}
+    with engine.begin() as conn:
+        for name, body in bodies.items():
+            text = json.dumps(body)
+            conn.execute(
+                Delivery.__table__.insert(),
+                {"id": name, "body_sha256": name, "event": "pull_request", "action": "opened",
+                 "received_ms": 0, "body": text},
+            )  # fmt: skip
+            insert_jobs(conn, job_rows([JobSpec("t")], delivery_id=name, now=0))
+    assert asyncio.run(worker.run_until_idle()) == 2
+    assert seen == [(7, "o/r")]
+    with engine.connect() as conn:
+        states = {row.delivery_id: row.state for row in conn.execute(select(Job))}
+        error = conn.execute(select(Job.last_error).where(Job.delivery_id == "bad")).scalar_one()
+    assert states == {"good": JobState.DONE, "bad": JobState.DEAD}
+    assert error is not None
+    assert error.startswith("payload: BadPayload: the pull_request payload is malformed")

@@ -231,10 +231,10 @@ def test_a_payload_no_handler_can_read_parks_its_job_dead_at_once(
             job = conn.execute(select(Job).where(Job.kind == "installation.repositories")).one()
         assert job.state == JobState.DEAD.value
         assert job.attempts == 1
-        assert job.last_error.startswith("payload: KeyError: 'name'")
+        assert job.last_error.startswith("payload: ValueError: repository 4242 has no name")
     monkeypatch.setattr("ghapp.cli.commands.configure_logging", lambda *args: None)
     monkeypatch.setenv("HINDSIGHT_DATABASE_URL", database_url)
     capsys.readouterr()
     assert cli_main(["jobs", "list", "--state", "dead"]) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if "installation.repositories" in x]
-    assert "dead" in line and "payload: KeyError: 'name'" in line
+    assert "dead" in line and "payload: ValueError: repository 4242 has no name" in line
