@@ -19,6 +19,7 @@ from bench.common import bar
 from continual.tables import ReviewCallRow
 from ghapp.app import build_deps
 from ghapp.db import make_engine, migrate
+from ghapp.envelopes import PullRequestEvent
 from ghapp.github.client import GitHubClient
 from ghapp.handlers.reviews import on_review
 from ghapp.jobs import ClaimedJob
@@ -118,7 +119,7 @@ async def review_once(folder: Path) -> dict[str, Any]:
         sim.reset_log()
         job = ClaimedJob(1, "pull_request.review", None, installation, None, 1, "bench")
         started, began = time.perf_counter(), time.time()
-        await on_review(deps, job, payload)
+        await on_review(deps, job, PullRequestEvent.model_validate(payload))
         wall = time.perf_counter() - started
         finished = time.time()
         requests = sim.count()
