@@ -77,6 +77,8 @@ def write_config(folder: Path, log: Path) -> Path:
         parts.append(
             f'[[seats]]\nname = "{name}"\nlab = "{name}-lab"\nkind = "command"\n'
             f"command = {command}\ntimeout_s = 30\n"
+            # The seats run in the sandbox with a /tmp of their own: the call log is bound in.
+            f"write = {json.dumps([str(log.parent)])}\n"
         )
     parts.extend(f'[[lenses]]\nname = "{lens}"\n' for lens in LENSES)
     config = folder / "hindsight.toml"
