@@ -156,6 +156,7 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
 
     Answers how many were created (rows a pending job stands for are not, see `JobSpec`).
     """
+    lock_keys(conn, {row["serial_key"] for row in rows})
     rows = _coalesced(conn, rows)
     if not rows:
         return 0
@@ -183,10 +184,25 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
     return len(rows)
 
 
+def lock_keys(conn: Connection, keys: set[object]) -> None:
+    """Hold these serial keys until the caller's transaction ends (PostgreSQL; SQLite has one
+    writer at a time already).
+
+    Without it a job enqueued as `waiting` behind a running head, and that head finishing, can
+    pass each other under READ COMMITTED: the finish looks for a waiting job before the enqueue
+    is committed, the enqueue saw the head still running, and the new job waits for good.
+    """
+    if conn.dialect.name != "postgresql":
+        return
+    for key in sorted(str(key) for key in keys if key is not None):  # one order: no deadlock
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
+
+
 def promote_next(conn: Connection, serial_key: str | None) -> None:
     """After the head of a key finished, make the next waiting job of that key the head."""
     if serial_key is None:
         return
+    lock_keys(conn, {serial_key})
     head = conn.execute(
         select(Job.id).where(Job.serial_key == serial_key, Job.state.in_(HEAD_STATES)).limit(1)
     ).first()

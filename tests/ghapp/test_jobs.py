@@ -143,6 +143,36 @@ def test_jobs_of_one_pull_request_run_one_at_a_time_in_order(engine: Engine) -> 
     assert third is not None and third.kind == "review"
 
 
+def test_a_job_enqueued_while_its_head_finishes_does_not_wait_for_good(engine: Engine) -> None:
+    """The enqueue sees the head still running and holds its transaction open; the head finishes
+    meanwhile. Whichever commits first, the new job ends up the head of its key."""
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=60_000, max_attempts=3, clock=clock)
+    add(engine, JobSpec("writeback", serial_key="pr:1:7"), now=clock.now)
+    head = queue.claim()
+    assert head is not None
+    inserted, finished = threading.Event(), threading.Event()
+
+    def enqueue_slowly() -> None:
+        with engine.begin() as conn:
+            enqueue(conn, [JobSpec("review", serial_key="pr:1:7")], now=clock.now)
+            inserted.set()
+            finished.wait(timeout=1.0)  # the head finishes while this is not committed yet
+
+    writer = threading.Thread(target=enqueue_slowly)
+    writer.start()
+    assert inserted.wait(timeout=10)
+    finishing = threading.Thread(target=lambda: (queue.complete(head), finished.set()))
+    finishing.start()
+    writer.join(timeout=30)
+    finishing.join(timeout=30)
+    with engine.connect() as conn:
+        states = dict(conn.execute(select(Job.kind, Job.state)).all())
+    assert states == {"writeback": "done", "review": "queued"}
+    follower = queue.claim()
+    assert follower is not None and follower.kind == "review"
+
+
 def test_concurrent_claimers_never_share_a_job(engine: Engine) -> None:
     queue = JobQueue(engine, lease_ms=60_000, max_attempts=3)
     add(engine, *[JobSpec("a") for _ in range(200)], now=0)
