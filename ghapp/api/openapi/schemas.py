@@ -1,18 +1,11 @@
-"""The published OpenAPI 3.1 description of `/v1`, served at `GET /v1/openapi.json`."""
+"""The schema components of the `/v1` OpenAPI description: the JSON Schema of each answer and body."""
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
 
-VERSION = "1.0.0"
-
-
-def _ref(name: str) -> dict[str, str]:
+def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
@@ -29,7 +22,7 @@ def _nullable(kind: str, **extra: Any) -> dict[str, Any]:
     return {"type": [kind, "null"], **extra}
 
 
-def _array(items: dict[str, Any]) -> dict[str, Any]:
+def array(items: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 
 
@@ -77,7 +70,7 @@ SCHEMAS: dict[str, Any] = {
             "actor": _nullable("string"),
             "at": {"type": "string", "format": "date-time"},
             "superseded": {"type": "boolean"},
-            "proof": {"oneOf": [_ref("Proof"), {"type": "null"}]},
+            "proof": {"oneOf": [ref("Proof"), {"type": "null"}]},
         }
     ),
     "Proof": _object(
@@ -116,11 +109,11 @@ SCHEMAS: dict[str, Any] = {
             "text": STRING,
             "state": STATE,
             "revision": INTEGER,
-            "sources": _array(_ref("Receipt")),
+            "sources": array(ref("Receipt")),
             "confirmations": INTEGER,
             "last_confirmed_at": TIME,
             "expires_at": TIME,
-            "suppressed": {"oneOf": [{"type": "null"}, _ref("Suppressed")]},
+            "suppressed": {"oneOf": [{"type": "null"}, ref("Suppressed")]},
         }
     ),
     "Suppressed": _object(
@@ -133,7 +126,7 @@ SCHEMAS: dict[str, Any] = {
         }
     ),
     "Lessons": _object(
-        {"lessons": _array(_ref("Lesson")), "retired": _array(_ref("LessonChange"))},
+        {"lessons": array(ref("Lesson")), "retired": array(ref("LessonChange"))},
         optional=("retired",),
     ),
     "LessonChange": _object(
@@ -176,7 +169,7 @@ SCHEMAS: dict[str, Any] = {
         {
             "repository": STRING,
             "session": _nullable("string"),
-            "lessons": _array(_ref("ActiveLesson")),
+            "lessons": array(ref("ActiveLesson")),
             "text": STRING,
             "set_sha256": SHA256,
             "chars": INTEGER,
@@ -190,8 +183,8 @@ SCHEMAS: dict[str, Any] = {
             "surface": {"type": "string", "enum": ["review", "recall", "brief", "context"]},
             "session": STRING,
             "text": STRING,
-            "lessons": _array(_object({"id": STRING, "key": STRING, "text": STRING})),
-            "entries": _array(_object({"id": STRING, "revision": INTEGER})),
+            "lessons": array(_object({"id": STRING, "key": STRING, "text": STRING})),
+            "entries": array(_object({"id": STRING, "revision": INTEGER})),
             "set_sha256": SHA256,
             "omitted": INTEGER,
             "chars": INTEGER,
@@ -264,7 +257,7 @@ SCHEMAS: dict[str, Any] = {
         {
             "review": STRING,
             "set_sha256": SHA256,
-            "entries": _array(_object({"id": STRING, "revision": INTEGER})),
+            "entries": array(_object({"id": STRING, "revision": INTEGER})),
             "chars": INTEGER,
             "at_ms": INTEGER,
         }
@@ -279,23 +272,23 @@ SCHEMAS: dict[str, Any] = {
                     "ok": INTEGER,
                     "failed": INTEGER,
                     "skipped": INTEGER,
-                    "failures": _array(
+                    "failures": array(
                         _object({"seat": STRING, "reason": STRING, "count": INTEGER})
                     ),
                 }
             ),
-            "decisions_by_rule": _array(
+            "decisions_by_rule": array(
                 _object({"rule": STRING, "decision": STRING, "source": STRING, "count": INTEGER})
             ),
-            "decisions_by_signal": _array(
+            "decisions_by_signal": array(
                 _object({"signal": STRING, "accepted": INTEGER, "dismissed": INTEGER})
             ),
             "memory": {"type": "object", "additionalProperties": INTEGER},
             "proofs": {"type": "object", "additionalProperties": INTEGER},
-            "suggestions": _ref("Counts"),
-            "by_seat_and_lens": _array(_ref("SeatLensCounts")),
+            "suggestions": ref("Counts"),
+            "by_seat_and_lens": array(ref("SeatLensCounts")),
             "acceptance": _object(
-                {"with_lessons": _ref("Counts"), "without_lessons": _ref("Counts")}
+                {"with_lessons": ref("Counts"), "without_lessons": ref("Counts")}
             ),
             "entries": _object(
                 {"active": INTEGER, "candidate": INTEGER, "demoted": INTEGER, "expired": INTEGER}
@@ -303,13 +296,13 @@ SCHEMAS: dict[str, Any] = {
             "hits": INTEGER,
             "suppressed": INTEGER,
             "resolved": INTEGER,
-            "lessons": _array(_ref("BrainLesson")),
-            "handed": _array(_ref("ReviewHanded")),
+            "lessons": array(ref("BrainLesson")),
+            "handed": array(ref("ReviewHanded")),
         },
         optional=("lessons", "handed"),
     ),
     "Ledger": _object(
-        {"repositories": _array(_ref("LedgerRepository")), "brain": {"type": "boolean"}}
+        {"repositories": array(ref("LedgerRepository")), "brain": {"type": "boolean"}}
     ),
     "SessionDeleted": _object(
         {
@@ -328,175 +321,3 @@ SCHEMAS: dict[str, Any] = {
         }
     ),
 }
-
-
-def _param(name: str, description: str, *, required: bool = False, many: bool = False) -> Any:
-    schema: dict[str, Any] = _array(STRING) if many else STRING
-    return {
-        "name": name,
-        "in": "query",
-        "required": required,
-        "description": description,
-        "schema": schema,
-    }
-
-
-def _path(name: str) -> dict[str, Any]:
-    return {"name": name, "in": "path", "required": True, "schema": STRING}
-
-
-def _json(schema: str, description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": _ref(schema)}}}
-
-
-ERRORS = {
-    "401": _json("Error", "no token, or an unknown or revoked one"),
-    "404": _json("Error", "not in the caller's account (or no such thing)"),
-    "422": _json("Error", "an invalid value; `error.field` names it"),
-}
-REPO = _param("repo", "the repository, owner/name", required=True)
-SESSION = _param("session", "the agent's session id (dedupe and receipts)", required=True)
-
-
-def _op(
-    summary: str,
-    answer: dict[str, Any],
-    *params: Any,
-    ok: str = "200",
-    codes: dict[str, Any] | None = None,
-    body: str | None = None,
-) -> dict[str, Any]:
-    responses = {ok: answer, **(codes or {}), **ERRORS}
-    op: dict[str, Any] = {"summary": summary, "parameters": list(params), "responses": responses}
-    if body is not None:
-        responses["400"] = _json("Error", "the body is not a JSON object")
-        responses["413"] = _json("Error", "the body is over 64 KiB")
-        op["requestBody"] = {
-            "required": True,
-            "content": {"application/json": {"schema": _ref(body)}},
-        }
-    return op
-
-
-PATHS: dict[str, Any] = {
-    "/v1/recall": {
-        "get": _op(
-            "every lesson of the account, with receipts",
-            _json("Lessons", "the lessons"),
-            _param("include", "`retired`: also what maintenance retired or adapted, and why"),
-        )
-    },
-    "/v1/recall/{entry_id}/restore": {
-        "post": _op(
-            "bring a retired lesson back under its expected revision",
-            _json("Restored", "the lesson is live again"),
-            _path("entry_id"),
-            body="Restore",
-            codes={"409": _json("Error", "the lesson changed, or its mechanism has a live lesson")},
-        )
-    },
-    "/v1/recall/active": {
-        "get": _op(
-            "what the next session in a repository is handed (recorded when `session` is given)",
-            _json("Active", "the lessons in recall order, with omitted"),
-            REPO,
-            _param("session", "hand and record them to this session"),
-        )
-    },
-    "/v1/recall/{entry_id}": {
-        "patch": _op(
-            "demote or restore a lesson under its expected revision",
-            _json("Lesson", "the lesson after the edit"),
-            _path("entry_id"),
-            body="Edit",
-            codes={"409": _json("Error", "the lesson changed: read it again")},
-        ),
-        "delete": _op(
-            "delete a lesson, leaving a tombstone",
-            {"description": "deleted; a tombstone keeps id, key, revision and source ids"},
-            _path("entry_id"),
-            _param("expected_revision", "fail with 409 unless the lesson is at this revision"),
-            ok="204",
-            codes={"409": _json("Error", "the lesson changed: read it again")},
-        ),
-    },
-    "/v1/brief": {
-        "get": _op(
-            "the brief for an agent's session start", _json("Handed", "the brief"), REPO, SESSION
-        )
-    },
-    "/v1/context": {
-        "get": _op(
-            "a context push for one agent tool call",
-            _json("Handed", "the push"),
-            REPO,
-            SESSION,
-            _param("path", "a root-relative path the call touches", many=True),
-            _param("identifier", "a whole identifier the call touches", many=True),
-            _param("word", "a word of the call (keyword groups)", many=True),
-        )
-    },
-    "/v1/memory/summary": {
-        "get": _op(
-            "the repository's memory summary, as reviews and briefs are handed it",
-            _json("MemorySummary", "the summary (rebuilt first when its sources changed)"),
-            REPO,
-        ),
-        "delete": _op(
-            "withdraw the summary until the repository's lessons or memory change",
-            _json("MemorySummary", "the cleared summary"),
-            REPO,
-        ),
-    },
-    "/v1/memory/summary/rebuild": {
-        "post": _op(
-            "build the summary again now",
-            _json("MemorySummary", "the rebuilt summary"),
-            REPO,
-        )
-    },
-    "/v1/review-ledger": {
-        "get": _op(
-            "per repository: reviews, calls, suggestions, decisions, acceptance, hits",
-            _json("Ledger", "the ledger"),
-            _param("brain", "true adds the lessons and what each review was handed"),
-        )
-    },
-    "/v1/persons/preference": {
-        "get": _op("the caller's preference card", _json("Preference", "the card")),
-        "put": _op(
-            "change the caller's card", _json("Preference", "the card"), body="PreferenceUpdate"
-        ),
-    },
-    "/v1/sessions/{session_id}": {
-        "delete": _op(
-            "delete a session's injections, memory and the lessons only it made",
-            _json("SessionDeleted", "what was deleted, counted"),
-            _path("session_id"),
-        )
-    },
-}
-
-
-def description() -> dict[str, Any]:
-    """The whole OpenAPI document."""
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "Hindsight API", "version": VERSION},
-        "components": {
-            "schemas": SCHEMAS,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-        },
-        "security": [{"bearer": []}],
-        "paths": PATHS,
-    }
-
-
-async def document(request: Request) -> Response:
-    return JSONResponse(description())
-
-
-def main() -> None:
-    """Print the description (docs/openapi.json is this output)."""
-    json.dump(description(), sys.stdout, indent=2, sort_keys=True)
-    sys.stdout.write("\n")
