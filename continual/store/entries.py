@@ -1,0 +1,201 @@
+"""Entries: one per mechanism, changed only under compare-and-swap revisions, deleted as tombstones."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, delete, func, insert, select, update
+
+from continual.recall import note_entry_change, number_links
+from continual.secrets import redact, redact_json, redact_values
+from continual.stored import StoredEntry
+from continual.tables import Entry, Receipt
+from continual.tombstones import hold_sources
+
+
+class RevisionConflict(Exception):
+    """The entry changed since it was read: re-read it and try again."""
+
+    def __init__(self, entry_id: str, expected: int) -> None:
+        super().__init__(
+            f"entry {entry_id} is no longer at revision {expected}: re-read it and retry"
+        )
+        self.entry_id = entry_id
+        self.expected = expected
+
+
+class EntryGone(Exception):
+    """The entry was deleted (it is a tombstone) or never existed in this account."""
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(f"entry {entry_id} does not exist or was deleted")
+        self.entry_id = entry_id
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntry:
+    """What creating an entry for a mechanism needs; admission and associations come computed."""
+
+    account_id: int
+    repository_id: int
+    key: str
+    lens: str
+    title: str
+    text: str
+    admission: str | None
+    associations: Mapping[str, Any]
+
+
+def live_entry(conn: Connection, repository_id: int, key: str) -> StoredEntry | None:
+    row = conn.execute(
+        select(Entry).where(
+            Entry.repository_id == repository_id, Entry.key == key, Entry.deleted_ms.is_(None)
+        )
+    ).one_or_none()
+    return None if row is None else StoredEntry.of(row)
+
+
+def entry_for_key(conn: Connection, repository_id: int, key: str) -> StoredEntry | None:
+    """The live entry that takes decisions on `key`: its own, or the entry it was consolidated
+    into (its replaced entry names that one in ``replaced_by``); None when neither is live."""
+    current = live_entry(conn, repository_id, key)
+    if current is not None:
+        return current
+    target = conn.execute(
+        select(Entry.replaced_by)
+        .where(
+            Entry.repository_id == repository_id,
+            Entry.key == key,
+            Entry.replaced_by.is_not(None),
+        )
+        .order_by(Entry.deleted_ms.desc(), Entry.id)
+    ).scalar()
+    if target is None:
+        return None
+    found = entry(conn, str(target))
+    return found if found is not None and found.deleted_ms is None else None
+
+
+def entry(conn: Connection, entry_id: str) -> StoredEntry | None:
+    row = conn.execute(select(Entry).where(Entry.id == entry_id)).one_or_none()
+    return None if row is None else StoredEntry.of(row)
+
+
+def create_entry(conn: Connection, new: NewEntry, *, now: int) -> str:
+    entry_id = new_id("e")
+    note_entry_change(conn, entry_id, new.account_id)
+    conn.execute(
+        insert(Entry).values(
+            id=entry_id,
+            account_id=new.account_id,
+            repository_id=new.repository_id,
+            key=new.key,
+            scope="repository",
+            lens=new.lens,
+            title=redact(new.title),
+            text=redact(new.text),
+            admission=new.admission,
+            associations=json.dumps(redact_values(new.associations), sort_keys=True),
+            link_numbers=number_links(conn, new.account_id, redact_values(new.associations)),
+            revision=1,
+            created_ms=now,
+        )
+    )
+    return entry_id
+
+
+def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) -> int:
+    """Change a live entry only if it is still at `expected`; returns the new revision. Title,
+    text and associations are stored redacted."""
+    values = _redacted_entry_values(values)
+    result = conn.execute(
+        update(Entry)
+        .where(Entry.id == entry_id, Entry.revision == expected, Entry.deleted_ms.is_(None))
+        .values(revision=expected + 1, **values)
+    )
+    if result.rowcount != 1:
+        current = entry(conn, entry_id)
+        if current is None or current.deleted_ms is not None:
+            raise EntryGone(entry_id)
+        raise RevisionConflict(entry_id, expected)
+    account_id = note_entry_change(conn, entry_id)
+    if "associations" in values:  # numbered under the account's lock, taken just above
+        numbers = number_links(conn, account_id, values["associations"])
+        conn.execute(update(Entry).where(Entry.id == entry_id).values(link_numbers=numbers))
+    return expected + 1
+
+
+def _redacted_entry_values(values: dict[str, Any]) -> dict[str, Any]:
+    cleaned = dict(values)
+    for field in ("title", "text"):
+        if isinstance(cleaned.get(field), str):
+            cleaned[field] = redact(cleaned[field])
+    links = cleaned.get("associations")
+    if isinstance(links, str):
+        cleaned["associations"] = redact_json(links)
+    elif links is not None:
+        cleaned["associations"] = redact_values(links)
+    return cleaned
+
+
+def person_edit(
+    conn: Connection, entry_id: str, *, expected: int, demote: bool, actor: str, now: int
+) -> int:
+    """A person demotes or restores an entry; only this lifts a demotion. A restore also lifts
+    the suppression of every dismissal recorded so far (a later dismissal suppresses again): the
+    lift is stamped no earlier than the newest receipt, whatever GitHub's clock said."""
+    if demote:
+        return cas_update(conn, entry_id, expected, demoted_ms=now, demoted_by=actor)
+    newest = conn.execute(
+        select(func.max(Receipt.at_ms)).where(Receipt.entry_id == entry_id)
+    ).scalar_one_or_none()
+    return cas_update(
+        conn,
+        entry_id,
+        expected,
+        demoted_ms=None,
+        demoted_by=None,
+        suppression_lifted_ms=max(now, int(newest or 0)),
+        suppression_lifted_by=actor,
+    )
+
+
+def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int) -> int:
+    """Delete an entry's content and receipts, keeping id, key, repository, revision and sources."""
+    current = entry(conn, entry_id)
+    if current is None or current.deleted_ms is not None:
+        raise EntryGone(entry_id)
+    expected = current.revision if expected is None else expected
+    sources = sorted(
+        set(
+            conn.execute(
+                select(Receipt.suggestion_id).where(Receipt.entry_id == entry_id)
+            ).scalars()
+        )
+    )
+    revision = cas_update(
+        conn,
+        entry_id,
+        expected,
+        deleted_ms=now,
+        text="",
+        title="",
+        associations="{}",
+        tombstone_sources=json.dumps(sources),
+        last_confirmed_ms=None,
+        expires_ms=None,
+        accepted_count=0,
+        dismissed_count=0,
+        labelled_count=0,
+    )
+    conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
+    hold_sources(conn, current.account_id, entry_id, sources, now=now)
+    return revision
