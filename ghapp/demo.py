@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
+from continual.markers import parse_suggestion_marker
 from continual.persons import create_token
 from continual.recall import load_lessons
 from continual.summary import SUMMARY_MAX_CHARS, is_summary_id
@@ -138,7 +139,8 @@ def review_step(demo: Demo, number: int) -> list[dict[str, Any]]:
     comments = [
         c
         for c in demo.sim.review_comments(REPO, number)
-        if c["user"]["login"] == demo.sim.bot_login and "hindsight:suggestion" in c["body"]
+        if c["user"]["login"] == demo.sim.bot_login
+        and parse_suggestion_marker(c["body"]) is not None
     ]
     carrying = demo.scalar(
         select(func.count())
