@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,32 @@ def test_the_simulator_stands_outside_the_door() -> None:
         and any(m.startswith("ghsim") for m in loaded)
     }
     assert users <= SIMULATOR_USERS, users
+
+
+# A concept with one home: the text that marks it appears in product code only there (the
+# simulator is GitHub, not the product; the demo seat runs sandboxed with only `review/` in view).
+ONE_HOME = {
+    "the bot suffix, or a bot's login built from a slug": (
+        re.compile(r"""["']\[bot\]["']|\}\[bot\]["']"""),
+        {"continual/writeback/authors.py"},
+    ),
+    "a unified diff's hunk header read": (
+        re.compile(r"""re\.compile\(r?["']\^?@@"""),
+        {"continual/patches.py", "review/demo_seat.py"},
+    ),
+    "a hidden marker written": (re.compile(r"<!-- hindsight:"), {"continual/markers.py"}),
+}
+
+
+def test_each_concept_is_spelled_out_in_its_one_home() -> None:
+    strays = []
+    for concept, (pattern, homes) in ONE_HOME.items():
+        found = {
+            str(path.relative_to(ROOT))
+            for layer in ("continual", "review", "ghapp")
+            for path in (ROOT / layer).rglob("*.py")
+            if pattern.search(path.read_text())
+        }
+        assert found & homes, f"{concept}: its home no longer holds it"
+        strays += [f"{concept}: {name}" for name in sorted(found - homes)]
+    assert strays == []
