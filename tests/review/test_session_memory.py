@@ -15,13 +15,12 @@ from continual.memory import (
     RECALLED_HEADER,
     ItemKind,
     MemoryItem,
-    MemoryItemRow,
     Reporter,
     Source,
     save_items,
     write_session_file,
 )
-from continual.tables import Account, Repository
+from continual.tables import Account, MemoryItemRow, Repository
 from continual.values import EntryState
 from ghapp.db import make_engine, migrate
 from review.contract import (
