@@ -181,6 +181,20 @@ class ReviewEvent(PullRequestEvent):
     review: Comment
 
 
+class Thread(Shape):
+    """A review thread as `pull_request_review_thread` carries it: its comments, the root first."""
+
+    node_id: StrictStr | None = None
+    comments: list[Comment] | None = None
+
+
+class ReviewThreadEvent(PullRequestEvent):
+    """A thread resolved or unresolved; `sender` is who did it."""
+
+    thread: Thread
+    sender: User | None = None
+
+
 class IssueCommentEvent(Envelope):
     action: Action
     repository: RepositoryOf

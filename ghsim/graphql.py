@@ -3,7 +3,12 @@ first comment of each, its reactions and whether the thread is resolved, and the
 head, author and merge.
 
 Not a GraphQL engine: a query that does not ask for `reviewThreads` of a `pullRequest` is answered
-the way GitHub answers a query it cannot run — 200 with an `errors` list and no data.
+the way GitHub answers a query it cannot run — 200 with `"data": null` and an `errors` list.
+
+Answers hold only what GitHub's schema allows: a comment's id as `fullDatabaseId`, a `BigInt`
+serialized as a string (`databaseId`, deprecated, is null once the id passes 32 bits); a reaction's
+`user` and a thread's `resolvedBy` are `User`, so a bot there is null; an `author` or `mergedBy` is
+an `Actor` (`User`, `Bot`, `Organization`…).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from ghsim.state import World
 Json = dict[str, Any]
 
 PAGE_MAX = 100
+INT_MAX = 2**31 - 1  # GraphQL's Int is signed 32-bit
+ACTOR_TYPES = frozenset({"User", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount"})
 # REST reaction contents as GraphQL's ReactionContent enum names them.
 GRAPHQL_CONTENT = {
     "+1": "THUMBS_UP",
@@ -36,7 +43,7 @@ GRAPHQL_CONTENT = {
 
 
 def _failed(message: str, kind: str = "INVALID") -> Response:
-    return json_response({"errors": [{"type": kind, "message": message}]})
+    return json_response({"data": None, "errors": [{"type": kind, "message": message}]})
 
 
 def _cursor(index: int) -> str:
@@ -54,7 +61,13 @@ def _offset(cursor: object) -> int | None:
 
 
 def _actor(login: str, user_type: str) -> Json:
-    return {"__typename": "Bot" if user_type == "Bot" else "User", "login": login}
+    """An `Actor`: the account's own type."""
+    return {"__typename": user_type if user_type in ACTOR_TYPES else "User", "login": login}
+
+
+def _user(login: str, user_type: str) -> Json | None:
+    """A field typed `User`: any other kind of account cannot be one, and is null."""
+    return {"__typename": "User", "login": login} if user_type == "User" else None
 
 
 def _reactions(world: World, comment: ReviewComment) -> list[Json]:
@@ -66,7 +79,7 @@ def _reactions(world: World, comment: ReviewComment) -> list[Json]:
         {
             "content": GRAPHQL_CONTENT[r.content],
             "createdAt": iso(r.created_at),
-            "user": _actor(r.user.login, r.user.type),
+            "user": _user(r.user.login, r.user.type),
         }
         for r in found
     ]
@@ -77,11 +90,12 @@ def _thread(world: World, root: ReviewComment) -> Json:
     return {
         "id": f"PRRT_{root.node_id}",
         "isResolved": resolver is not None,
-        "resolvedBy": None if resolver is None else {"login": resolver.login},
+        "resolvedBy": None if resolver is None else _user(resolver.login, resolver.type),
         "comments": {
             "nodes": [
                 {
-                    "databaseId": root.id,
+                    "databaseId": root.id if root.id <= INT_MAX else None,
+                    "fullDatabaseId": str(root.id),
                     "author": _actor(root.user.login, root.user.type),
                     "reactions": {"nodes": _reactions(world, root)},
                 }

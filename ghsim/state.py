@@ -37,9 +37,13 @@ DEFAULT_EVENTS = [
     "pull_request",
     "pull_request_review",
     "pull_request_review_comment",
+    "pull_request_review_thread",
     "issue_comment",
     "push",
 ]
+# Every id the world hands out (accounts, installations, repositories, pulls, comments, reviews,
+# reactions) is above 2^32, as GitHub's are now: code that keeps one in 32 bits fails here first.
+FIRST_ID = 5_000_000_001
 NODE_PREFIXES = {
     "User": "04:User",
     "Bot": "03:Bot",
@@ -79,6 +83,7 @@ DEFAULT_APP_EVENTS = (
     "pull_request",
     "pull_request_review",
     "pull_request_review_comment",
+    "pull_request_review_thread",
 )
 
 
@@ -92,7 +97,7 @@ class World:
         self.app_name = app_name
         self.token_ttl = timedelta(seconds=token_ttl_s)
         self.offset = timedelta()
-        self._ids = itertools.count(1_000_001)
+        self._ids = itertools.count(FIRST_ID)
         self._sha_seed = secrets.token_hex(8)
         self.accounts: dict[str, Account] = {}
         self.installations: dict[int, Installation] = {}

@@ -135,13 +135,23 @@ class TalkDriver:
             self.world.permissions[(repo.lower(), login.lower())] = permission
 
     def resolve_thread(self, repo: str, comment_id: int, *, by: str, resolved: bool = True) -> None:
-        """Resolve (or unresolve) the thread of review comment ``comment_id``; no webhook either."""
+        """``by`` resolves (or unresolves) the thread of review comment ``comment_id``; GitHub
+        sends ``pull_request_review_thread`` resolved (or unresolved)."""
         with self.world.lock:
-            conversation.review_comment(self.world, repo, comment_id)
+            root = conversation.review_comment(self.world, repo, comment_id)
+            kind = "Bot" if by.endswith("[bot]") else "User"
+            who = self.world.account(by, kind)
             if resolved:
-                self.world.resolved_threads[comment_id] = self.world.account(by, "User")
+                self.world.resolved_threads[comment_id] = who
             else:
                 self.world.resolved_threads.pop(comment_id, None)
+            action = "resolved" if resolved else "unresolved"
+            payload = self.payloads.review_thread(action, root, sender=who)
+        self._emit_event("pull_request_review_thread", payload)
+
+    def unresolve_thread(self, repo: str, comment_id: int, *, by: str) -> None:
+        """``by`` opens the thread of review comment ``comment_id`` again."""
+        self.resolve_thread(repo, comment_id, by=by, resolved=False)
 
     def add_issue_comment(
         self,

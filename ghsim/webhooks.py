@@ -210,6 +210,30 @@ class Payloads:
             payload["pull_request"] = self.shapes.pull(pull)
             return {**payload, **self._envelope(comment.repo, sender or comment.user)}
 
+    def review_thread(self, action: str, root: ReviewComment, *, sender: Account) -> Payload:
+        """``pull_request_review_thread`` resolved/unresolved: the thread (its node id and its
+        comments, the root first) and the pull request, sent by whoever resolved it."""
+        with self.world.lock:
+            pull = self.world.pull(root.repo, root.pull_number)
+            comments = sorted(
+                (
+                    c
+                    for c in self.world.review_comments.values()
+                    if c.id == root.id or c.in_reply_to_id == root.id
+                ),
+                key=lambda c: c.id,
+            )
+            thread = {
+                "node_id": f"PRRT_{root.node_id}",
+                "comments": [self.shapes.review_comment(c) for c in comments],
+            }
+            payload: Payload = {
+                "action": action,
+                "thread": thread,
+                "pull_request": self.shapes.pull(pull),
+            }
+            return {**payload, **self._envelope(root.repo, sender)}
+
     def review(self, review: Review, *, action: str = "submitted") -> Payload:
         with self.world.lock:
             pull = self.world.pull(review.repo, review.pull_number)

@@ -12,7 +12,7 @@ from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
 from continual.writeback.applied import RULE as APPLIED_RULE
 from continual.writeback.applied import Replacement, applied_suggestions, replacement_lines
-from continual.writeback.authors import Author, bot_login, is_bot, is_maintainer
+from continual.writeback.authors import Author, bot_login, is_bot, is_bot_account, is_maintainer
 from continual.writeback.signals import (
     REACTION_RULES,
     Merge,
@@ -263,6 +263,19 @@ def _merged_by_maintainer(state: PullState, maintainers: set[str]) -> bool:
     return merge.by in maintainers or not seen
 
 
+def _resolved_by_maintainer(state: PullState, login: str, maintainers: set[str]) -> bool:
+    """True when a maintainer resolved a thread: GitHub lets only people with write access and the
+    PR's author resolve one, so a resolver is a maintainer when vouched for, or when neither the
+    PR's author nor seen on this PR's comments as a contributor. A bot never is."""
+    if login in maintainers:
+        return True
+    author = state.pr_author
+    if is_bot_account(login, None) or (author is not None and author.login == login):
+        return False
+    seen = {c.author.association.upper() for c in state.comments if c.author.login == login}
+    return not seen
+
+
 def _applied(
     state: PullState, changes: ChangesSince, maintainers: set[str]
 ) -> list[ThreadDecision]:
@@ -371,9 +384,10 @@ def decide_pull(
     read = {t.suggestion_id for t in threads}
     decisions += [d for sid, d in applied.items() if sid not in read]  # its comment was deleted
     resolved = {
-        t.suggestion_id: state.resolved[t.comment_id]
+        t.suggestion_id: by
         for t in threads
-        if t.comment_id in state.resolved
+        if (by := state.resolved.get(t.comment_id))
+        and _resolved_by_maintainer(state, by, maintainers)
     }
     return PullDecisions(
         tuple(decisions), tuple(t.suggestion_id for t in threads), tuple(undone), resolved

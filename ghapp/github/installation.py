@@ -243,6 +243,7 @@ class InstallationClient:
         url = graphql_url(self.app.base_url)
         what = f"{repo}#{number} review threads"
         threads: list[ReviewThread] = []
+        unreadable = 0
         cursor: str | None = None
         first: PullThreads | None = None
         while True:
@@ -252,8 +253,9 @@ class InstallationClient:
             page, cursor = parse_page(data, what, self.app.now())
             first = first or page
             threads.extend(page.threads)
+            unreadable += page.unreadable
             if cursor is None:
-                return replace(first, threads=tuple(threads))
+                return replace(first, threads=tuple(threads), unreadable=unreadable)
 
     async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
         """Every review thread of a pull request (see `pull_threads`)."""

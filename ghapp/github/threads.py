@@ -1,6 +1,8 @@
 """A pull request's review threads through GraphQL: who reacted to each thread's first comment,
-whether it is resolved, and the pull request's head, author and merge (reactions and resolutions
-send no webhook, so they are read; one request per 100 threads)."""
+whether it is resolved, and the pull request's head, author and merge (reactions send no webhook,
+so they are read; one request per 100 threads). Comments are named by `fullDatabaseId`, a
+`BigInt` GitHub serializes as a string: `databaseId` is deprecated and cannot hold the 64-bit ids
+the REST comments carry."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ query($owner: String!, $name: String!, $number: Int!, $first: Int!, $cursor: Str
           resolvedBy { login }
           comments(first: 1) {
             nodes {
-              databaseId
+              fullDatabaseId
               reactions(first: 100) { nodes { content createdAt user { __typename login } } }
             }
           }
@@ -43,6 +45,8 @@ query($owner: String!, $name: String!, $number: Int!, $first: Int!, $cursor: Str
 """
 RATE_LIMITED = frozenset({"RATE_LIMIT", "RATE_LIMITED"})
 _REST_SUFFIX = re.compile(r"/api/v3/?$")
+_DIGITS = re.compile(r"[0-9]{1,19}")
+ID_MAX = 2**63 - 1  # GitHub's ids are signed 64-bit
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,8 @@ class PullThreads:
     """What one read of a pull request's threads shows: its threads, head, author and merge."""
 
     threads: tuple[ReviewThread, ...]
+    # Threads whose first comment had no readable id: left out, and reported by the reader.
+    unreadable: int = 0
     head_sha: str | None = None
     author: Actor | None = None
     author_association: str = "NONE"
@@ -95,11 +101,21 @@ def _actor(value: object) -> Actor | None:
     return Actor(login, is_bot_account(login, value.get("__typename")))
 
 
+def full_database_id(value: object) -> int | None:
+    """A `BigInt` id as GitHub serializes it (a string of digits), or None when it is not one:
+    absent, a number, signed, zero, or beyond 64 bits."""
+    if not isinstance(value, str) or not _DIGITS.fullmatch(value):
+        return None
+    number = int(value)
+    return number if 0 < number <= ID_MAX else None
+
+
 def _thread(node: dict[str, Any]) -> ReviewThread | None:
     comments = ((node.get("comments") or {}).get("nodes")) or []
-    if not comments or not isinstance(comments[0].get("databaseId"), int):
+    first = comments[0] if comments and isinstance(comments[0], dict) else {}
+    comment_id = full_database_id(first.get("fullDatabaseId"))
+    if comment_id is None:
         return None
-    first = comments[0]
     reactions = []
     for item in (first.get("reactions") or {}).get("nodes") or []:
         actor = _actor(item.get("user"))
@@ -116,7 +132,7 @@ def _thread(node: dict[str, Any]) -> ReviewThread | None:
     resolver = node.get("resolvedBy") or {}
     resolved = bool(node.get("isResolved"))
     return ReviewThread(
-        comment_id=first["databaseId"],
+        comment_id=comment_id,
         resolved_by=str(resolver.get("login") or "") if resolved else None,
         reactions=tuple(reactions),
     )
@@ -145,12 +161,14 @@ def parse_page(data: Any, what: str, now: datetime) -> tuple[PullThreads, str | 
 def _page(pull: dict[str, Any]) -> tuple[PullThreads, str | None]:
     threads = pull.get("reviewThreads") or {}
     nodes = [node for node in threads.get("nodes") or [] if isinstance(node, dict)]
-    found = [t for node in nodes if (t := _thread(node)) is not None]
+    read = [_thread(node) for node in nodes]
+    found = [t for t in read if t is not None]
     info = threads.get("pageInfo") or {}
     head = pull.get("headRefOid")
     merged_at = pull.get("mergedAt")
     page = PullThreads(
         threads=tuple(found),
+        unreadable=len(read) - len(found),
         head_sha=head if isinstance(head, str) and head else None,
         author=_actor(pull.get("author")),
         author_association=str(pull.get("authorAssociation") or "NONE"),

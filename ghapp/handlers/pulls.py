@@ -9,6 +9,7 @@ from ghapp.envelopes import (
     PullRequestEvent,
     ReviewCommentEvent,
     ReviewEvent,
+    ReviewThreadEvent,
 )
 from ghapp.handlers.reviews import on_review
 from ghapp.router import Route
@@ -18,6 +19,7 @@ REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_revi
 WRITEBACK_ACTIONS = frozenset({"synchronize", "closed", "reopened"})
 COMMENT_ACTIONS = frozenset({"created", "edited", "deleted"})
 REVIEW_EVENT_ACTIONS = frozenset({"submitted", "edited", "dismissed"})
+THREAD_ACTIONS = frozenset({"resolved", "unresolved"})
 # Every job kind that runs the write-back of one pull request; they stand in for each other.
 WRITEBACK_KINDS = frozenset(
     {
@@ -25,6 +27,7 @@ WRITEBACK_KINDS = frozenset(
         "review_comment.writeback",
         "review.writeback",
         "issue_comment.writeback",
+        "review_thread.writeback",
     }
 )
 COALESCE_MS = 2_000
@@ -50,6 +53,13 @@ def _comment_may_decide(event: ReviewCommentEvent) -> bool:
 
 def _review_may_decide(event: ReviewEvent) -> bool:
     return _by_a_person(event.action, event.review)
+
+
+def _thread_by_a_person(event: ReviewThreadEvent) -> bool:
+    """A bot resolving a thread is no evidence; a person's resolution (or its undoing) is read,
+    and counts only if a maintainer's (docs/writeback.md)."""
+    sender = event.sender
+    return sender is None or not is_bot_account(sender.login or "", sender.type)
 
 
 def _comment_on_pull_request(event: IssueCommentEvent) -> bool:
@@ -93,6 +103,16 @@ def routes(*, coalesce_ms: int = COALESCE_MS) -> list[Route]:
             handler=on_writeback,
             shape=ReviewEvent,
             when=_review_may_decide,
+            coalesce_with=WRITEBACK_KINDS,
+            delay_ms=coalesce_ms,
+        ),
+        Route(
+            event="pull_request_review_thread",
+            actions=THREAD_ACTIONS,
+            kind="review_thread.writeback",
+            handler=on_writeback,
+            shape=ReviewThreadEvent,
+            when=_thread_by_a_person,
             coalesce_with=WRITEBACK_KINDS,
             delay_ms=coalesce_ms,
         ),

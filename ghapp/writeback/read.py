@@ -32,6 +32,8 @@ class Read:
     analysis: Analysis
     requests: int
     permission_reads: int
+    # Threads GraphQL showed without a readable comment id: their reactions and resolution unread.
+    unreadable_threads: int = 0
 
 
 def thread_comment(comment: ReviewComment | IssueComment) -> ThreadComment:
@@ -166,7 +168,12 @@ async def read_pull(
             )
             state = replace(state, reactions_read=False)
             return await _finish(client, repo, state, analysis, requests + 1, 0)
-        requests += max(1, math.ceil(len(read.threads) / PAGE))
+        requests += max(1, math.ceil((len(read.threads) + read.unreadable) / PAGE))
+        if read.unreadable:
+            log.warning(
+                "review threads without a readable comment id",
+                extra={"repo": repo, "pr": number, "threads": read.unreadable},
+            )
         state = _facts(state, read)
         plan = plan_reads(state, analysis)
         unknown = plan.unknown_actors
@@ -178,6 +185,8 @@ async def read_pull(
             state = replace(state, maintainers=await _maintainers(client, repo, unknown, allowed))
             permission_reads = min(len(unknown), allowed)
             requests += permission_reads
+        finished = await _finish(client, repo, state, analysis, requests, permission_reads)
+        return replace(finished, unreadable_threads=read.unreadable)
     return await _finish(client, repo, state, analysis, requests, permission_reads)
 
 

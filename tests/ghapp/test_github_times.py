@@ -39,7 +39,11 @@ def _page(created_at: object, merged_at: object) -> dict[str, Any]:
     reaction = {"content": "THUMBS_UP", "user": {"login": "octocat", "__typename": "User"}}
     if created_at is not None:
         reaction["createdAt"] = created_at
-    thread = {"comments": {"nodes": [{"databaseId": 10, "reactions": {"nodes": [reaction]}}]}}
+    thread = {
+        "comments": {
+            "nodes": [{"fullDatabaseId": "5000000010", "reactions": {"nodes": [reaction]}}]
+        }
+    }
     pull = {
         "merged": True,
         "mergedAt": merged_at,

@@ -144,11 +144,22 @@ def resolution(app: Harness, sid: str) -> tuple[str | None, int | None]:
     return row.resolved_by, row.resolved_ms
 
 
+def writebacks(app: Harness) -> list[str]:
+    with reading(app.engine) as conn:
+        return list(
+            conn.execute(
+                select(Job.kind).where(Job.kind == "review_thread.writeback").order_by(Job.id)
+            ).scalars()
+        )
+
+
 def test_a_resolved_thread_is_evidence_never_a_decision(app: Harness) -> None:
     number = open_pull(app)
     sid, comment = app.plant_suggestion(number)
-    app.sim.resolve_thread(REPO, comment, by="octocat")
-    run(app, number)
+    assert comment > 2**32, "the simulator's ids are beyond 32 bits, as GitHub's are"
+    app.sim.resolve_thread(REPO, comment, by="octocat")  # GitHub sends the webhook
+    app.settle()
+    assert writebacks(app) == ["review_thread.writeback"], "the resolution ran the write-back"
     assert current(app) == [], "resolving decides nothing"
     by, at = resolution(app, sid)
     assert by == "octocat" and at is not None
@@ -157,9 +168,31 @@ def test_a_resolved_thread_is_evidence_never_a_decision(app: Harness) -> None:
     assert ledger.resolved == 1 and ledger.suggestions.pending == 1
     run(app, number)
     assert resolution(app, sid) == (by, at), "an unchanged thread is not written again"
-    app.sim.resolve_thread(REPO, comment, by="octocat", resolved=False)
+    app.sim.unresolve_thread(REPO, comment, by="octocat")
+    app.settle()
+    assert resolution(app, sid) == (None, None), "the latest state counts"
+    app.sim.resolve_thread(REPO, comment, by="octocat")
+    app.settle()
+    assert resolution(app, sid)[0] == "octocat"
+
+
+def test_a_resolution_by_a_contributor_or_a_bot_is_no_evidence(app: Harness) -> None:
+    number = open_pull(app)  # opened by "contributor", not a maintainer
+    sid, comment = app.plant_suggestion(number)
+    say(app, number, comment, "Hm, not sure.", who="drive-by")  # seen here as a contributor
+    app.sim.resolve_thread(REPO, comment, by="contributor")  # the PR's author may resolve
+    app.settle()
+    assert writebacks(app) == ["review_thread.writeback"]
+    assert resolution(app, sid) == (None, None), "the PR's author is no maintainer"
+    app.sim.resolve_thread(REPO, comment, by="drive-by")
+    app.settle()
+    assert resolution(app, sid) == (None, None), "a contributor seen on the PR"
+    app.sim.resolve_thread(REPO, comment, by="tidy-up[bot]")
+    app.settle()
+    assert len(writebacks(app)) == 2, "a bot's resolution runs nothing"
     run(app, number)
-    assert resolution(app, sid) == (None, None)
+    assert resolution(app, sid) == (None, None), "nor does GitHub name a bot as `resolvedBy`"
+    assert current(app) == []
 
 
 def test_a_reply_outranks_a_reaction_and_supersedes_its_receipt(app: Harness) -> None:
