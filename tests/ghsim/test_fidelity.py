@@ -102,6 +102,8 @@ def response_schema(method: str, path: str, status: int) -> Json:
     assert path in document["paths"], f"{path} is not in GitHub's REST description"
     operation = document["paths"][path][method.lower()]
     response = operation["responses"][str(status)]
+    if "$ref" in response:
+        response = document["components"]["responses"][response["$ref"].rsplit("/", 1)[-1]]
     schema = ERRATA.get((method, path)) or _nullable(
         response["content"]["application/json"]["schema"]
     )
@@ -283,7 +285,13 @@ def answers() -> dict[tuple[str, str], tuple[int, Any]]:
         call("GET", "/app", "/app", app=True)
         call("GET", "/app/installations", "/app/installations", app=True)
         call("GET", "/app/installations/{installation_id}", "/app/installations/77", app=True)
-        call("GET", "/app/hook/deliveries", "/app/hook/deliveries", app=True)
+        attempts = call("GET", "/app/hook/deliveries", "/app/hook/deliveries", app=True)
+        call(
+            "POST",
+            "/app/hook/deliveries/{delivery_id}/attempts",
+            f"/app/hook/deliveries/{attempts[0]['id']}/attempts",
+            app=True,
+        )
         call("GET", "/installation/repositories", "/installation/repositories")
         call("GET", T, R)
         call("GET", f"{T}/installation", f"{R}/installation", app=True)
@@ -386,6 +394,7 @@ CALLS = [
     ("GET", "/app/installations"),
     ("GET", "/app/installations/{installation_id}"),
     ("GET", "/app/hook/deliveries"),
+    ("POST", "/app/hook/deliveries/{delivery_id}/attempts"),
     ("GET", "/installation/repositories"),
     ("GET", T),
     ("GET", f"{T}/installation"),
