@@ -10,6 +10,7 @@ from ghsim import trees as limits
 from ghsim.endpoint import Call, Context, json_response
 from ghsim.model import ApiError
 from ghsim.pulls import resolve
+from ghsim.shapes import HTML_URL
 from ghsim.trees import blob_sha, tree_of
 
 
@@ -40,13 +41,18 @@ def contents(ctx: Context, call: Call) -> Response:
     path = str(call.params["path"]).strip("/")
     with ctx.world.lock:
         repo = ctx.world.repo(name)
-        sha = resolve(ctx.world, repo, call.query.get("ref") or repo.default_branch)
+        ref = call.query.get("ref") or repo.default_branch
+        sha = resolve(ctx.world, repo, ref)
         tree = tree_of(ctx.world, sha)
         if path not in tree:
             raise ApiError(404, "Not Found")
         text = tree[path]
         data = text.encode()
         large = len(data) > limits.CONTENTS_LIMIT
+        api = f"{ctx.shapes.api}/repos/{name}"
+        url = f"{api}/contents/{path}?ref={ref}"
+        git_url = f"{api}/git/blobs/{blob_sha(text)}"
+        html_url = f"{HTML_URL}/{name}/blob/{ref}/{path}"
         content = {
             "type": "file",
             "name": path.rsplit("/", 1)[-1],
@@ -55,5 +61,10 @@ def contents(ctx: Context, call: Call) -> Response:
             "size": len(data),
             "encoding": "none" if large else "base64",
             "content": "" if large else base64.b64encode(data).decode(),
+            "url": url,
+            "git_url": git_url,
+            "html_url": html_url,
+            "download_url": f"https://raw.githubusercontent.com/{name}/{ref}/{path}",
+            "_links": {"self": url, "git": git_url, "html": html_url},
         }
         return json_response(content)

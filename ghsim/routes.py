@@ -116,7 +116,7 @@ def list_installation_repositories(ctx: Context, call: Call) -> Response:
 def get_repo(ctx: Context, call: Call) -> Response:
     name = ctx.require_repo(call)
     with ctx.world.lock:
-        return json_response(ctx.shapes.repo(ctx.world.repo(name)))
+        return json_response(ctx.shapes.full_repo(ctx.world.repo(name)))
 
 
 def collaborator_permission(ctx: Context, call: Call) -> Response:
@@ -132,7 +132,11 @@ def collaborator_permission(ctx: Context, call: Call) -> Response:
         user = ctx.world.account(login, "Bot" if login.endswith("[bot]") else "User")
         role = {"maintain": "maintain", "triage": "triage"}.get(permission, permission)
         legacy = {"maintain": "write", "triage": "read"}.get(permission, permission)
-        shaped = {"permission": legacy, "role_name": role, "user": ctx.shapes.user(user)}
+        shaped = {
+            "permission": legacy,
+            "role_name": role,
+            "user": {**ctx.shapes.user(user), "role_name": role},
+        }
     return json_response(shaped)
 
 

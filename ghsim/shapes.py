@@ -33,6 +33,47 @@ def iso(moment: datetime | None) -> str | None:
     return moment.strftime(TIME_FORMAT) if moment is not None else None
 
 
+# The URL templates every repository carries: ``{name}_url`` is ``{repo url}/{path}``.
+REPO_URLS: dict[str, str] = {
+    "forks": "forks",
+    "keys": "keys{/key_id}",
+    "collaborators": "collaborators{/collaborator}",
+    "teams": "teams",
+    "hooks": "hooks",
+    "issue_events": "issues/events{/number}",
+    "events": "events",
+    "assignees": "assignees{/user}",
+    "branches": "branches{/branch}",
+    "tags": "tags",
+    "blobs": "git/blobs{/sha}",
+    "git_tags": "git/tags{/sha}",
+    "git_refs": "git/refs{/sha}",
+    "trees": "git/trees{/sha}",
+    "statuses": "statuses/{sha}",
+    "languages": "languages",
+    "stargazers": "stargazers",
+    "contributors": "contributors",
+    "subscribers": "subscribers",
+    "subscription": "subscription",
+    "commits": "commits{/sha}",
+    "git_commits": "git/commits{/sha}",
+    "comments": "comments{/number}",
+    "issue_comment": "issues/comments{/number}",
+    "contents": "contents/{+path}",
+    "compare": "compare/{base}...{head}",
+    "merges": "merges",
+    "archive": "{archive_format}{/ref}",
+    "downloads": "downloads",
+    "issues": "issues{/number}",
+    "pulls": "pulls{/number}",
+    "milestones": "milestones{/number}",
+    "notifications": "notifications{?since,all,participating}",
+    "labels": "labels{/name}",
+    "releases": "releases{/id}",
+    "deployments": "deployments",
+}
+
+
 class Shapes:
     """Renders records as GitHub does, with API URLs under the simulator's own base URL."""
 
@@ -52,8 +93,14 @@ class Shapes:
             "url": url,
             "html_url": f"{HTML_URL}/{login}",
             "followers_url": f"{url}/followers",
-            "repos_url": f"{url}/repos",
+            "following_url": f"{url}/following{{/other_user}}",
+            "gists_url": f"{url}/gists{{/gist_id}}",
+            "starred_url": f"{url}/starred{{/owner}}{{/repo}}",
+            "subscriptions_url": f"{url}/subscriptions",
             "organizations_url": f"{url}/orgs",
+            "repos_url": f"{url}/repos",
+            "events_url": f"{url}/events{{/privacy}}",
+            "received_events_url": f"{url}/received_events",
             "type": account.type,
             "site_admin": False,
         }
@@ -123,8 +170,7 @@ class Shapes:
             "description": None,
             "fork": False,
             "url": url,
-            "pulls_url": f"{url}/pulls{{/number}}",
-            "issues_url": f"{url}/issues{{/number}}",
+            **{f"{name}_url": f"{url}/{path}" for name, path in REPO_URLS.items()},
             "created_at": iso(repo.created_at),
             "updated_at": iso(repo.created_at),
             "pushed_at": iso(repo.created_at),
@@ -157,6 +203,15 @@ class Shapes:
             "archived": False,
             "disabled": False,
             "topics": [],
+        }
+
+    def full_repo(self, repo: Repository) -> Json:
+        """``GET /repos/{owner}/{repo}``: the repository with the counts only that answer has."""
+        return {
+            **self.repo(repo),
+            "has_discussions": False,
+            "network_count": 0,
+            "subscribers_count": 0,
         }
 
     def _ref(self, repo: Repository, ref: str, sha: str) -> Json:
@@ -371,8 +426,16 @@ class Shapes:
         return {
             "sha": c.sha,
             "node_id": f"C_{c.sha[:20]}",
-            "commit": {"author": person, "committer": person, "message": c.message},
+            "commit": {
+                "url": f"{self.api}/repos/{repo}/git/commits/{c.sha}",
+                "author": person,
+                "committer": person,
+                "message": c.message,
+                "tree": {"sha": c.sha, "url": f"{self.api}/repos/{repo}/git/trees/{c.sha}"},
+                "comment_count": 0,
+            },
             "url": f"{self.api}/repos/{repo}/commits/{c.sha}",
+            "comments_url": f"{self.api}/repos/{repo}/commits/{c.sha}/comments",
             "html_url": f"{HTML_URL}/{repo}/commit/{c.sha}",
             "author": self.user(c.author) if c.author else None,
             "committer": self.user(c.author) if c.author else None,
@@ -386,6 +449,9 @@ class Shapes:
         return {
             "url": f"{self.api}/repos/{repo}/compare/{basehead}",
             "html_url": f"{HTML_URL}/{repo}/compare/{basehead}",
+            "permalink_url": f"{HTML_URL}/{repo}/compare/{cmp.base_sha}...{cmp.head_sha}",
+            "diff_url": f"{HTML_URL}/{repo}/compare/{basehead}.diff",
+            "patch_url": f"{HTML_URL}/{repo}/compare/{basehead}.patch",
             "base_commit": self.commit(repo, world.commits[cmp.base_sha]),
             "merge_base_commit": self.commit(repo, world.commits[cmp.merge_base]),
             "status": cmp.status,

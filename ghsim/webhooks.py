@@ -28,6 +28,23 @@ log = logging.getLogger(__name__)
 
 HOOKSHOT_AGENT = "GitHub-Hookshot/5f1c2e9"
 HOOK_ID = 424242
+# Fields of a full pull request that review and review-comment events leave out.
+FULL_PULL_ONLY = frozenset(
+    {
+        "additions",
+        "changed_files",
+        "comments",
+        "commits",
+        "deletions",
+        "maintainer_can_modify",
+        "mergeable",
+        "mergeable_state",
+        "merged",
+        "merged_by",
+        "rebaseable",
+        "review_comments",
+    }
+)
 Payload = dict[str, Any]
 
 
@@ -168,7 +185,9 @@ class Payloads:
                 "distinct": True,
                 "message": commit.message,
                 "timestamp": commit.at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "url": f"https://github.com/{repo}/commit/{after}",
                 "author": {"name": commit.author_name, "email": "author@example.com"},
+                "committer": {"name": commit.author_name, "email": "author@example.com"},
                 "added": [c.filename for c in changes if c.status in ("added", "renamed")],
                 "removed": [
                     c.previous_filename or c.filename
@@ -204,10 +223,13 @@ class Payloads:
         """``pull_request_review_comment`` created/edited/deleted for ``comment`` as it stands."""
         with self.world.lock:
             pull = self.world.pull(comment.repo, comment.pull_number)
-            payload: Payload = {"action": action, "comment": self.shapes.review_comment(comment)}
+            shaped = self.shapes.review_comment(comment)
+            if shaped["performed_via_github_app"] is None:
+                del shaped["performed_via_github_app"]  # not a field of this event's comment
+            payload: Payload = {"action": action, "comment": shaped}
             if action == "edited":
                 payload["changes"] = {"body": {"from": previous_body or ""}}
-            payload["pull_request"] = self.shapes.pull(pull)
+            payload["pull_request"] = self._simple_pull(pull)
             return {**payload, **self._envelope(comment.repo, sender or comment.user)}
 
     def review_thread(self, action: str, root: ReviewComment, *, sender: Account) -> Payload:
@@ -237,12 +259,19 @@ class Payloads:
     def review(self, review: Review, *, action: str = "submitted") -> Payload:
         with self.world.lock:
             pull = self.world.pull(review.repo, review.pull_number)
+            shaped = self.shapes.review(review)
+            shaped["state"] = shaped["state"].lower()  # the event spells it lower-case
             payload: Payload = {
                 "action": action,
-                "review": self.shapes.review(review),
-                "pull_request": self.shapes.pull(pull),
+                "review": shaped,
+                "pull_request": self._simple_pull(pull),
             }
             return {**payload, **self._envelope(review.repo, review.user)}
+
+    def _simple_pull(self, pull: PullRequest) -> Payload:
+        """The pull request as review events carry it: without the counts and merge state."""
+        shaped = self.shapes.pull(pull)
+        return {key: value for key, value in shaped.items() if key not in FULL_PULL_ONLY}
 
     def issue_comment(
         self,
@@ -304,6 +333,11 @@ class Payloads:
             "node_id": account.node_id,
             "url": url,
             "repos_url": f"{url}/repos",
+            "events_url": f"{url}/events",
+            "hooks_url": f"{url}/hooks",
+            "issues_url": f"{url}/issues",
+            "members_url": f"{url}/members{{/member}}",
+            "public_members_url": f"{url}/public_members{{/member}}",
             "avatar_url": f"https://avatars.githubusercontent.com/u/{account.id}?v=4",
             "description": None,
         }
@@ -315,7 +349,9 @@ class Payloads:
         return {
             "url": url,
             "repository_url": f"{self.shapes.api}/repos/{pull.repo}",
+            "labels_url": f"{url}/labels{{/name}}",
             "comments_url": f"{url}/comments",
+            "events_url": f"{url}/events",
             "html_url": html,
             "id": pull.id + 1,
             "node_id": pull.node_id,
