@@ -64,6 +64,7 @@ async def write_back(
     number: int,
     head_sha: str | None = None,
     pr_author: Author | None = None,
+    closed: bool = False,
 ) -> PullResult | None:
     """Record what maintainers did with our suggestions on one PR; None when it has none of ours.
 
@@ -86,6 +87,7 @@ async def write_back(
         read_at=from_ms(deps.clock()),
         head_sha=head_sha,
         pr_author=pr_author,
+        closed=closed,
     )
     judged = await _judged(deps, read.state, read.analysis)
     result = await asyncio.to_thread(
@@ -218,6 +220,7 @@ async def on_writeback(deps: Deps, job: ClaimedJob, event: PullEvent) -> None:
         number=number,
         head_sha=head.sha if head is not None else None,
         pr_author=author_of(pull),
+        closed=pull.state == "closed",
     )
     if closed and isinstance(pull, Pull) and pull.merged and pull.merge_commit_sha is not None:
         await asyncio.to_thread(_note_merge, deps, repo, number, pull.merge_commit_sha)

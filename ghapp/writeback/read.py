@@ -109,9 +109,14 @@ async def _changes(
         comparison = await client.compare(repo, base, head)
     except Gone:  # the old head is no longer reachable (force-push): nothing to compare
         return None
+    gone = {f.filename for f in comparison.files if f.status == "removed"}
+    gone |= {f.previous_filename for f in comparison.files if f.previous_filename}
     return ChangesSince(
         patches={f.filename: f.patch or "" for f in comparison.files},
         commit_authors=tuple(c.author.login for c in comparison.commits if c.author is not None),
+        commits=tuple(c.sha for c in comparison.commits if c.sha),
+        gone=frozenset(gone),
+        base=base,
     )
 
 
@@ -142,11 +147,13 @@ async def read_pull(
     read_at: datetime,
     head_sha: str | None,
     pr_author: Author | None,
+    closed: bool = False,
 ) -> Read:
     """The review comments (one request per 100); the threads' reactions, resolutions and the
     merge with one GraphQL request per 100 threads unless every thread is decided by a reply;
     a permission read per unknown reactor while the budget allows; and one compare when the core
-    asks for one (docs/writeback.md, "What a write-back costs")."""
+    asks for one — applied suggestions, authors' fixes, replies waiting for evidence
+    (docs/writeback.md, "What a write-back costs"). `closed`: the PR is merged or closed."""
     comments = await client.list_review_comments(repo, number)
     requests = math.ceil(max(len(comments), 1) / PAGE)
     state = PullState(
@@ -156,6 +163,7 @@ async def read_pull(
         read_at=read_at,
         head_sha=head_sha,
         pr_author=pr_author,
+        closed=closed,
     )
     analysis = analyse(state)  # the threads, built once; each plan below reads them
     permission_reads = 0
