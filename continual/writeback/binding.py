@@ -12,7 +12,7 @@ from enum import StrEnum
 from continual.replies import Binding, Deferral, Verdict
 from continual.values import Decision, Reason, Source
 from continual.writeback.evidence import Bound, Evidence, Lines
-from continual.writeback.threads import ThreadComment, ThreadDecision
+from continual.writeback.threads import ThreadComment, ThreadDecision, binding_of
 
 
 class Held(StrEnum):
@@ -110,7 +110,7 @@ def bind(
     the lines kept."""
     if isinstance(reading, Deferral):
         return _held(Held.DEFERRED, reply, reading)
-    if reading.binding is Binding.AT_ONCE:
+    if binding_of(reading) is Binding.AT_ONCE:
         return Bind(decision=_decision(suggestion_id, reply, reading))
     if reading.decision is Decision.ACCEPTED:
         if evidence.shows_change:

@@ -15,6 +15,7 @@ from continual.writeback.threads import (
     Reading,
     Thread,
     ThreadComment,
+    binding_of,
     decide_replies,
     latest_reading,
 )
@@ -107,6 +108,6 @@ class Analysis:
             reading = self.reading(thread) if suggestion is not None else None
             if suggestion is not None and reading is not None:
                 verdict = reading[1]
-                if isinstance(verdict, Verdict) and verdict.binding is not Binding.AT_ONCE:
+                if isinstance(verdict, Verdict) and binding_of(verdict) is not Binding.AT_ONCE:
                     found.append(suggestion)
         return found

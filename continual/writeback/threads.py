@@ -147,6 +147,18 @@ def undo_reply(thread: Thread, *, app_slug: str) -> ThreadComment | None:
 
 
 Reading = tuple[ThreadComment, Verdict | Deferral]
+# Typed words that report a change rather than command a decision: "fixed", "applied" say the
+# code changed, so the code is asked (docs/writeback.md, "Verdicts bound to evidence").
+_REPORTS = ("fixed", "applied")
+
+
+def binding_of(verdict: Verdict) -> Binding:
+    """When a verdict may decide: as it was read, except that a typed `fixed` or `applied` is a
+    report of a change and binds on the evidence, as a natural acceptance does."""
+    word = verdict.span.lower().rstrip(" .!:;,").rsplit(maxsplit=1)[-1:]
+    if verdict.rule == "grammar.accept" and word and word[0].lstrip("/") in _REPORTS:
+        return Binding.EVIDENCE
+    return verdict.binding
 
 
 def decide_thread(
@@ -186,7 +198,7 @@ def decide_replies(
     if reading is None:
         return None
     reply, verdict = reading
-    if not isinstance(verdict, Verdict) or verdict.binding is not Binding.AT_ONCE:
+    if not isinstance(verdict, Verdict) or binding_of(verdict) is not Binding.AT_ONCE:
         return None
     return _latest(thread.suggestion_id, [(reply, verdict)], Source.REPLY)
 
@@ -220,7 +232,7 @@ def latest_reading(
         if verdict is None and judged:
             verdict = judged.get(reply.id)
         if verdict is None or (
-            isinstance(verdict, Verdict) and verdict.binding is not Binding.AT_ONCE
+            isinstance(verdict, Verdict) and binding_of(verdict) is not Binding.AT_ONCE
         ):
             deferral = (
                 deferrals.get(reply.id) if deferrals is not None else read_deferral(reply.body)
