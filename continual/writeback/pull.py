@@ -57,6 +57,7 @@ class PullState:
     maintainers: frozenset[str] = frozenset()
     reactions_read: bool = True  # False when GitHub would not answer the reactions read
     closed: bool = False  # the pull request is merged or closed
+    judging: bool = False  # a judge reads the replies the rules leave undecided
 
     @property
     def bot_login(self) -> str:
@@ -179,7 +180,9 @@ def _comparison_base(state: PullState, analysis: Analysis, maintainers: set[str]
     if state.head_sha is None:
         return None
     older = _replacements(state) if maintainers else []
-    older += _author_fixes(state, analysis) + analysis.waiting(state.known, head_sha=state.head_sha)
+    older += _author_fixes(state, analysis) + analysis.waiting(
+        state.known, head_sha=state.head_sha, judging=state.judging
+    )
     older = [s for s in older if s.id not in analysis.replied]
     if not older:
         return None

@@ -10,7 +10,7 @@ from typing import Generic, TypeVar
 
 from continual.replies import Binding, Deferral, Verdict, classify_reply, read_deferral
 from continual.stored import StoredSuggestion
-from continual.writeback.authors import is_bot
+from continual.writeback.authors import is_bot, is_maintainer
 from continual.writeback.threads import (
     Reading,
     Thread,
@@ -96,18 +96,31 @@ class Analysis:
         )
 
     def waiting(
-        self, known: Iterable[StoredSuggestion], *, head_sha: str | None
+        self, known: Iterable[StoredSuggestion], *, head_sha: str | None, judging: bool = False
     ) -> list[StoredSuggestion]:
         """Suggestions posted on an earlier head than `head_sha` whose thread's latest reply waits
         for evidence (an acceptance, an argued dismissal): whether their lines changed is worth
-        the comparison. A judged reading is not known yet when the reads are planned."""
+        the comparison. The judge's verdicts are not known when the reads are planned: with a
+        judge (`judging`), a maintainer's reply later than any the rules read may be one."""
         earlier = {s.id: s for s in known if s.head_sha != head_sha}
         found = []
         for thread in self.threads:
             suggestion = earlier.get(thread.suggestion_id)
-            reading = self.reading(thread) if suggestion is not None else None
-            if suggestion is not None and reading is not None:
-                verdict = reading[1]
-                if isinstance(verdict, Verdict) and binding_of(verdict) is not Binding.AT_ONCE:
-                    found.append(suggestion)
+            if suggestion is None:
+                continue
+            reading = self.reading(thread)
+            verdict = reading[1] if reading is not None else None
+            if (isinstance(verdict, Verdict) and binding_of(verdict) is not Binding.AT_ONCE) or (
+                judging and self._unread_after(thread, reading[0] if reading else None)
+            ):
+                found.append(suggestion)
         return found
+
+    def _unread_after(self, thread: Thread, read: ThreadComment | None) -> bool:
+        undo = self.undos[thread.suggestion_id]
+        marks = [c for c in (read, undo) if c is not None]
+        after = max(((c.created_at, c.id) for c in marks), default=None)
+        return any(
+            is_maintainer(reply.author) and (after is None or (reply.created_at, reply.id) > after)
+            for reply in thread.replies
+        )

@@ -78,6 +78,7 @@ async def write_back(
         return None
     slug = await deps.github.app_slug(deps.settings.app_slug)
     client = deps.github.installation(installation_id)
+    config = deps.review_config
     read = await read_pull(
         client,
         repo=repo,
@@ -88,6 +89,7 @@ async def write_back(
         head_sha=head_sha,
         pr_author=pr_author,
         closed=closed,
+        judging=config is not None and config.decisions.judge is not None,
     )
     judged = await _judged(deps, read.state, read.analysis)
     result = await asyncio.to_thread(
@@ -98,7 +100,6 @@ async def write_back(
         judged=judged,
         analysis=read.analysis,
     )
-    config = deps.review_config
     settings = config.writeback if config is not None else WritebackSettings()
     acknowledged = await acknowledge(
         client, deps.engine, repo=repo, read=read, result=result, mode=settings.acknowledge

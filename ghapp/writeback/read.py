@@ -148,12 +148,14 @@ async def read_pull(
     head_sha: str | None,
     pr_author: Author | None,
     closed: bool = False,
+    judging: bool = False,
 ) -> Read:
     """The review comments (one request per 100); the threads' reactions, resolutions and the
     merge with one GraphQL request per 100 threads unless every thread is decided by a reply;
     a permission read per unknown reactor while the budget allows; and one compare when the core
     asks for one — applied suggestions, authors' fixes, replies waiting for evidence
-    (docs/writeback.md, "What a write-back costs"). `closed`: the PR is merged or closed."""
+    (docs/writeback.md, "What a write-back costs"). `closed`: the PR is merged or closed;
+    `judging`: a judge will read the replies the rules leave undecided."""
     comments = await client.list_review_comments(repo, number)
     requests = math.ceil(max(len(comments), 1) / PAGE)
     state = PullState(
@@ -164,6 +166,7 @@ async def read_pull(
         head_sha=head_sha,
         pr_author=pr_author,
         closed=closed,
+        judging=judging,
     )
     analysis = analyse(state)  # the threads, built once; each plan below reads them
     permission_reads = 0

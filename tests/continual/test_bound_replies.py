@@ -165,3 +165,13 @@ def test_a_reply_waiting_for_evidence_asks_for_the_one_comparison() -> None:
     assert plan_reads(on_head).comparison_base is None  # nothing can have changed since
     deferred = pull(reply(1, "In a follow-up PR."))
     assert plan_reads(deferred).comparison_base is None
+
+
+def test_with_a_judge_an_undecided_reply_asks_for_the_comparison_too() -> None:
+    """The judge answers after the reads are planned; its acceptance then needs the evidence."""
+    undecided = pull(reply(1, "The caller owns that value."))
+    assert plan_reads(undecided).comparison_base is None
+    assert plan_reads(replace(undecided, judging=True)).comparison_base == OLD
+    # A reply the rules decide at once leaves nothing for the judge to read.
+    typed = pull(reply(1, "dismiss style"), judging=True)
+    assert plan_reads(typed).comparison_base is None
