@@ -120,12 +120,36 @@ def plan_reads(state: PullState, analysis: Analysis | None = None) -> ReadPlan:
     maintainers = _maintainers(state)
     unknown = _unknown_actors(state, analysis, maintainers)
     vouched = maintainers | set(unknown)
+    settled = _settled(state, analysis)
     return ReadPlan(
-        signals=any(t.suggestion_id not in analysis.replied for t in analysis.threads),
+        signals=any(t.suggestion_id not in settled for t in analysis.threads),
         unknown_actors=unknown,
         comparison_base=_comparison_base(state, analysis, maintainers),
         comparison_if_vouched=_comparison_base(state, analysis, vouched) if unknown else None,
     )
+
+
+def _settled(state: PullState, analysis: Analysis) -> set[str]:
+    """Threads a reply decides: at once, or bound to the evidence read so far."""
+    settled = set(analysis.replied)
+    if state.changes is None and not state.closed:
+        return settled
+    base = state.changes.base if state.changes is not None else None
+    known = {s.id: s for s in state.known}
+    for thread in analysis.threads:
+        suggestion, reading = known.get(thread.suggestion_id), analysis.reading(thread)
+        if thread.suggestion_id in settled or suggestion is None or reading is None:
+            continue
+        evidence = evidence_of(
+            suggestion,
+            head_sha=state.head_sha,
+            base=base,
+            changes=state.changes,
+            closed=state.closed,
+        )
+        if bind(thread.suggestion_id, *reading, evidence).decision is not None:
+            settled.add(thread.suggestion_id)
+    return settled
 
 
 def _maintainers(state: PullState) -> set[str]:
