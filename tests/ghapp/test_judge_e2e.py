@@ -3,6 +3,7 @@ an OpenAI/Anthropic server on loopback) → only grounded verdicts recorded, eac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual.replies import classify_reply
-from continual.tables import JudgeVerdictRow, Receipt
+from continual.tables import JudgeVerdictRow, Receipt, Suggestion
 from ghapp.db import reading
 from ghapp.tables import Job, JobState
 from tests.support.app_harness import Harness, running_app
@@ -139,8 +140,13 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
             "octocat",
         ),
         planted[TYPED]: ("accepted", None, "grammar.accept", "accept", "octocat"),
-        planted[NATURAL]: ("accepted", None, "natural.done", "Done", "octocat"),
     }
+    # The rules read the natural acceptance; with no change of the lines yet it is only claimed.
+    with reading(app.engine) as conn:
+        claim = conn.execute(
+            select(Suggestion.claim).where(Suggestion.id == planted[NATURAL])
+        ).scalar_one()
+    assert claim is not None and json.loads(claim)["state"] == "claimed"
     # Every undecided maintainer reply once; never a contributor's, never one the rules decided.
     calls = judge.calls()
     assert sorted(call["id"] for call in calls) == sorted(
