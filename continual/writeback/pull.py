@@ -300,6 +300,7 @@ class _Context:
     judged: Mapping[int, Verdict | Deferral] | None
     base: str | None  # the head the comparison started from, if one was read
     resolved: Mapping[str, str]  # suggestion id -> the maintainer who resolved its thread
+    known: Mapping[str, StoredSuggestion]  # the state's suggestions by id
 
     def evidence(self, suggestion: StoredSuggestion | None) -> Evidence:
         """The thread's evidence, once per thread and write-back."""
@@ -319,8 +320,8 @@ class _Context:
 def _decide(context: _Context, thread: Thread) -> tuple[ThreadDecision | None, Claim | None]:
     """One thread's decision, by precedence: reply (bound to its evidence), reaction, applied,
     the author's merged fix; and the reply's claim when it did not bind and nothing else decided."""
-    state, analysis = context.state, context.analysis
-    suggestion = next((s for s in state.known if s.id == thread.suggestion_id), None)
+    analysis = context.analysis
+    suggestion = context.known.get(thread.suggestion_id)
     reading = analysis.reading(thread, context.judged)
     claim = None
     if reading is not None:
@@ -406,6 +407,7 @@ def decide_pull(
         judged,
         base,
         resolved,
+        {s.id: s for s in state.known},
     )
     decisions: list[ThreadDecision] = []
     undone: list[str] = []
