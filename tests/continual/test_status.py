@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from continual.markers import parse_suggestion_marker, with_suggestion_marker
 from continual.stored import StoredReceipt
+from continual.values import Decision, Reason
+from continual.writeback.binding import Claim, Held
 from continual.writeback.status import (
     STATUS_MARKER,
     StatusEdit,
@@ -49,3 +52,44 @@ def test_an_edit_only_when_the_status_is_wrong() -> None:
     (edit,) = status_edits([cleared])
     assert "no decision now" in edit.body and edit.body.count(STATUS_MARKER) == 1
     assert status_edits([ThreadStatus("s1", 10, edit.body, None)]) == []
+
+
+def claim(state: Held, **fields: object) -> Claim:
+    values: dict[str, object] = {
+        "state": state,
+        "rule": "natural.fixed",
+        "span": "<!-- hindsight:status --> fixed",  # a reply's words: never shown
+        "actor": "octocat",
+        "at": datetime(2026, 1, 5, tzinfo=UTC),
+        "reply_id": 7,
+        "decision": Decision.ACCEPTED,
+        **fields,
+    }
+    return Claim(**values)  # type: ignore[arg-type]
+
+
+def test_a_claim_is_shown_until_it_binds_and_never_its_words() -> None:
+    claimed = render_status(None, claim(Held.CLAIMED))
+    assert "accepted — waiting for the change" in claimed and "@octocat" in claimed
+    assert STATUS_MARKER not in claimed
+    argued = render_status(
+        None, claim(Held.ARGUED, decision=Decision.DISMISSED, reason=Reason.STYLE)
+    )
+    assert "dismissed (style) — waiting for the merge or close" in argued
+    assert "deferred — no decision" in render_status(None, claim(Held.DEFERRED, decision=None))
+    dropped = render_status(None, claim(Held.DROPPED))
+    assert "not accepted — the pull request closed with the commented lines unchanged" in dropped
+    # A thread that never had a decision gets a block once it has a claim, and not again.
+    waiting = ThreadStatus("s1", 10, BODY, None, claim(Held.CLAIMED))
+    (edit,) = status_edits([waiting])
+    assert status_edits([ThreadStatus("s1", 10, edit.body, None, claim(Held.CLAIMED))]) == []
+
+
+def test_the_evidence_that_bound_a_decision_is_shown_with_its_commit() -> None:
+    bound = replace(RECEIPT, evidence="lines-changed", evidence_commit="3f2a1c9" + "d" * 33)
+    assert "Evidence: the commented lines changed (`3f2a1c9ddddd`)." in render_status(bound)
+    kept = replace(RECEIPT, evidence="lines-kept", evidence_commit=None)
+    assert "Evidence: the pull request closed with the commented lines as they were." in (
+        render_status(kept)
+    )
+    assert "Evidence" not in render_status(RECEIPT)
