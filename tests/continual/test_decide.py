@@ -186,17 +186,21 @@ def test_the_latest_decision_bearing_reply_wins() -> None:
     assert decision.at == T0 + timedelta(minutes=5)
 
 
-def test_agreement_alone_accepts_when_it_answers_the_suggestion() -> None:
-    [decision] = decide(suggestion(), reply(1, "Good catch!", minutes=1))
-    assert (decision.decision, decision.rule) == (Decision.ACCEPTED, "natural.agreed")
-    # The replier's own earlier words and a bot's chatter do not change whom it answers.
-    [decision] = decide(
-        suggestion(),
-        reply(1, "Looking at this now", minutes=1),
-        reply(2, "ci passed", BOT_BY_LOGIN, minutes=2),
-        reply(3, "You're right, will fix.", minutes=3),
+def test_agreement_alone_decides_nothing_on_its_words() -> None:
+    # "Good catch!" states no change: only the code's evidence could make it an acceptance.
+    assert decide(suggestion(), reply(1, "Good catch!", minutes=1)) == []
+    assert (
+        decide(
+            suggestion(),
+            reply(1, "Looking at this now", minutes=1),
+            reply(2, "ci passed", BOT_BY_LOGIN, minutes=2),
+            reply(3, "You're right, will fix.", minutes=3),
+        )
+        == []
     )
-    assert (decision.decision, decision.reply_id) == (Decision.ACCEPTED, 3)
+    # The change said beside it accepts.
+    [decision] = decide(suggestion(), reply(1, "Good catch!\nFixed.", minutes=1))
+    assert (decision.decision, decision.reply_id) == (Decision.ACCEPTED, 1)
 
 
 def test_agreement_with_a_colleague_does_not_accept_the_suggestion() -> None:
