@@ -48,7 +48,9 @@ _TYPED_ACCEPT_GUARD = re.compile(
     r"\?|\b(?:not|no|never|but|except|yet|partially|partly|half|later|maybe|perhaps|probably"
     r"|unless|if|other|upstream|elsewhere|main|master|still|conflicts?|branch|rebased?|merged?"
     r"|ci|pipeline|changelog|unrelated|description|commit message|labels?|milestone|lockfile"
-    r"|reverted|reverting|slower|worse|broke|breaks|broken|failing|flaky)\b"
+    r"|reverted|reverting|slower|worse|broke|breaks|broken|failing|flaky"
+    # a change other than the one suggested, or part of it: "fixed it differently", "the first one"
+    r"|differently|different|another|alternative|instead|first|one of|some of|what about)\b"
     r"|n't\b|#\d+"
 )
 _TYPED_DISMISS_GUARD = re.compile(r"\?|\b(?:maybe|perhaps|probably|not sure|i think)\b")

@@ -33,7 +33,8 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://\S+")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 _NOT_NEWLINE = re.compile(r"[^\n]")
-_SENTENCE = re.compile(r"[^\n.!?;。！？；]*(?:[.!?;。！？；]+|\n|$)")
+# A dot inside a word ends no sentence: "requirements.txt", "v1.2", "os.path".
+_SENTENCE = re.compile(r"(?:[^\n.!?;。！？；]|\.(?=\w))*(?:[.!?;。！？；]+|\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:—–(，、；]|\s-\s")
 # A refusal's negation stays in its own clause: in "the check isn't needed since the schema already
 # enforces it", "isn't" does not negate what follows "since".

@@ -86,6 +86,10 @@ MOVED_ON = [
     "We migrated off Jenkins, the pipeline file is gone anyway.",
     "Wir sind auf GitHub Actions umgestiegen, die Datei wird nicht mehr gebraucht.",
     "Nous sommes passés à Vite, ce fichier n'est plus utilisé.",
+    # said without "we", when what went with the old tool is named
+    "Resolving: moved to pytest, this nose plugin is dead.",
+    "Switched to uv, requirements.txt isn't used anymore.",
+    "We no longer use Travis, closing.",
 ]
 
 
@@ -99,6 +103,8 @@ def test_moving_code_is_still_an_edit_and_moving_tools_alone_is_nothing() -> Non
     assert read("Moved the check into the constructor.")[0] is Decision.ACCEPTED
     assert read("We switched to ruff last week.") == (None, None, None)
     assert read("We switched to a set.")[0] is Decision.ACCEPTED
+    assert read("Moved to a helper.")[0] is Decision.ACCEPTED
+    assert read("Thanks, moved to `utils.py`.")[0] is Decision.ACCEPTED
 
 
 UNFINISHED = [
@@ -111,6 +117,8 @@ UNFINISHED = [
     "I did it differently, could you re-review?",
     "Changed it another way, PTAL",
     "Used a different approach than suggested.",
+    "Fixed it differently than suggested - moved the logic to the caller.",
+    "Fixed the first one, the second is trickier.",
     # an explanation that opens with "done"
     "Done is emitted only after the stream closes, so the buffer is flushed by then.",
     "Done here means the job has been acknowledged by the broker.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from continual.replies.phrases.en.vetoes import MOVED_ON
+from continual.replies.phrases.en.vetoes import MOVED_ON_BY, MOVED_ON_SAID, OBSOLETE
 from continual.replies.phrases.shared import DU, FP, NA, OS, ST, WF, Refusal
 
 DISMISS: tuple[Refusal, ...] = (
@@ -246,7 +246,9 @@ DISMISS_ARGUED: tuple[Refusal, ...] = (
         "longer used run anymore away deprecated",
         r"\bno longer (?:used|needed|relevant|exists?|maintained|run|runs)\b"
         r"|\b(?:isn't|is not|not) used (?:by|anywhere|anymore)\b|\b(?:doesn't|does not) run anymore\b"
-        r"|\bis going away\b|\bis deprecated and\b",
+        r"|\bis going away\b|\bis deprecated and\b"
+        r"|\b(?:we|i) (?:no longer|don't|do not) (?:use|need|run|support|ship) (?:\w+ )?(?:anymore|any more)\b"
+        r"|\b(?:we|i) no longer (?:use|need|run|support|ship)\b",
     ),
     # The project moved to another tool, and what the suggestion is about went with the old one:
     # "We switched to ruff, so the flake8 config is gone anyway".
@@ -254,8 +256,7 @@ DISMISS_ARGUED: tuple[Refusal, ...] = (
         "moved-on",
         NA,
         "moved switched migrated transitioned changed converted",
-        MOVED_ON + r"[^.!?;]*\b(?:gone|obsolete|dead|moot|unused|irrelevant|no longer|not used"
-        r"|not relevant|doesn't apply|does not apply|being (?:deleted|removed|dropped))\b",
+        rf"{MOVED_ON_BY}(?:[^.!?;]|\.(?=\w))*{OBSOLETE}|{MOVED_ON_SAID}",
     ),
     # "the function is only called from tests"
     (

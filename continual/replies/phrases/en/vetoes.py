@@ -142,9 +142,14 @@ DEFERRAL_WORDS = (
     "once after leave #"
 )
 
+# What went with the old tool: "the flake8 config is gone", "setup.py isn't used anymore".
+OBSOLETE = (
+    r"\b(?:gone|obsolete|dead|moot|unused|irrelevant|no longer|not used|isn't used|not relevant"
+    r"|doesn't apply|does not apply|being (?:deleted|removed|dropped))\b"
+)
 # The project moved to another tool, or away from one: "we switched to ruff", "the repo migrated off
 # Travis". "We moved it to the constructor" moves code, not the project.
-MOVED_ON = (
+MOVED_ON_BY = (
     r"\b(?:we|we've|we have|we've now|we now|the project|the repo|the repository|the team|this"
     r" (?:repo|project)|our (?:project|repo|team|ci|build|docs))"
     r"\s+(?:(?!it\b|this\b|that\b|them\b|the\b|these\b|those\b)\w+\s+)?"
@@ -153,6 +158,13 @@ MOVED_ON = (
     # "we switched to a set", "we moved to `pathlib`": a change of the code
     r"(?!\s+(?:an?|x{2,}|using)\b)"
 )
+# Said without "we", the move is the project's only when what went with the old tool is named:
+# "Moved to pytest, this nose plugin is dead" (but "Moved to a helper" is an edit).
+MOVED_ON_SAID = (
+    r"(?:^|[:;,—–-]\s*)(?:moved|switched|migrated)\s+(?:over\s+)?(?:to|from|off)\s+(?!an?\b|x{2,})"
+    rf"(?:[^.!?;]|\.(?=\w))*{OBSOLETE}"
+)
+MOVED_ON = rf"{MOVED_ON_BY}|{MOVED_ON_SAID}"
 
 # A question that only asks for another look: "PTAL?", "Could you take another look?", "Better?"
 RE_REVIEW = (
