@@ -256,3 +256,48 @@ def test_out_of_scope_without_later_work_is_still_a_refusal() -> None:
 def test_a_typed_command_wins_over_a_deferral_in_its_reason() -> None:
     text = "dismiss out-of-scope, belongs in a follow-up"
     assert read(text) == (Decision.DISMISSED, Reason.OUT_OF_SCOPE, Binding.AT_ONCE)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the examples docs/writeback.md gives, read as it says
+        ("Thanks!\nFixed.", (Decision.ACCEPTED, None, Binding.EVIDENCE)),
+        ("Good catch, fixed in 3f2a1c", (Decision.ACCEPTED, None, Binding.EVIDENCE)),
+        ("Fixed, PTAL?", (Decision.ACCEPTED, None, Binding.EVIDENCE)),
+        (
+            "This is intentional, the value is validated upstream",
+            (Decision.DISMISSED, Reason.NOT_APPLICABLE, Binding.AT_ONCE),
+        ),
+        (
+            "We switched to ruff, the flake8 config is gone anyway",
+            (Decision.DISMISSED, Reason.NOT_APPLICABLE, Binding.AT_MERGE),
+        ),
+        ("there's no race", (Decision.DISMISSED, Reason.FALSE_POSITIVE, Binding.AT_MERGE)),
+        ("Out of scope", (Decision.DISMISSED, Reason.OUT_OF_SCOPE, Binding.AT_ONCE)),
+        ("We moved CI to GitHub Actions last week", (None, None, None)),
+        ("Sorry, my bad, thanks!", (None, None, None)),
+        ("Went a different way, please re-review", (None, None, None)),
+        ("fixed it differently", (None, None, None)),
+        ("Good catch, I'll do it in a follow-up", (None, None, None)),
+    ],
+)
+def test_the_documented_examples(
+    text: str, expected: tuple[Decision | None, Reason | None, Binding | None]
+) -> None:
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["später", "plus tard", "más adelante", "en otro PR", "depois", "别的PR", "後で", "다음 PR"],
+)
+def test_the_documented_deferrals(text: str) -> None:
+    assert read_deferral(text) is not None
+    assert read(text) == (None, None, None)
+
+
+def test_an_apology_with_agreement_is_offered_to_the_evidence_binding_only() -> None:
+    assert read("Sorry, my bad, thanks!") == (None, None, None)
+    assert read_agreement("Sorry, my bad, thanks!") is not None
+    assert read_agreement("Sorry, thanks!") is None  # courtesy alone agrees to nothing

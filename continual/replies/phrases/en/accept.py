@@ -218,6 +218,7 @@ PROMISES = (
 COURTESY = (
     r"thanks?(?: you)?(?: (?:so|very) much)?(?: for the (?:review|suggestion|tip|pointer|heads[- ]up))?"
     r"|thx|ty|cheers|yes|yep|yup|yeah|ok|okay|sure|right|ah|oh|ahh|doh|d'oh|hah?|cool|nice|great"
+    r"|sorry|apologies"
     r"|perfect|good"
 )
 PART = f"(?:{AGREES}|{PROMISES}|{COURTESY})"
