@@ -47,7 +47,7 @@ LANGUAGE = Language(
         "siguiente nuevo aparte separado distinto este issue ticket"
     ),
     deferral=(
-        r"\bmás (?:tarde|adelante)\b|(?<!desde )\bluego\b|\bdespués\b(?! de\b| del\b| que\b)"
+        r"\bmás (?:tarde|adelante)\b|(?<!desde )\bluego\b(?! de\b)|\bdespués\b(?! de\b| del\b| que\b)"
         r"|\b(?:en el futuro|por ahora|de momento|por el momento)\b"
         r"|\b(?:otro|otra|próximo|próxima|siguiente|nuevo|futuro) (?:pr|issue|ticket)\b"
         r"|\b(?:pr|issue|ticket) (?:aparte|separado|distinto|futuro|siguiente|nuevo)\b"
