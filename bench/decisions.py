@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import bar
 from continual.entry_keys import entry_key
 from continual.markers import with_suggestion_marker
-from continual.replies import classify_reply
+from continual.replies import classify_reply, read_deferral
 from continual.stored import StoredSuggestion
 from continual.writeback.authors import Author
 from continual.writeback.pull import PullState, decide_pull
@@ -25,6 +25,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "replies.js
 HELD_OUT_CORPUS = CORPUS.with_name("replies_heldout.jsonl")
 # The same, written later, with agreement alone ("Good catch!") labelled an acceptance.
 HELD_OUT_CORPUS_2 = CORPUS.with_name("replies_heldout_2.jsonl")
+# Written before the rules read deferrals, agreement without a change and argued refusals, and
+# scored once: each reply also says its category (accepted, dismissed, deferred,
+# agreed-without-change, question, other) and, when it decides, when it binds.
+HELD_OUT_CORPUS_3 = CORPUS.with_name("replies_heldout_3.jsonl")
+HELD_OUT_DEFERRAL_PRECISION = 0.95
+HELD_OUT_DEFERRAL_RECALL = 0.7
 HELD_OUT_PRECISION = 0.95
 HELD_OUT_ACCEPT_RECALL = 0.7
 HELD_OUT_MAINTAINER_DISMISS_RECALL = 0.5
@@ -130,6 +136,51 @@ def held_out_bars(rows: list[dict[str, object]], name: str) -> list[str]:
     ]
 
 
+def category_lines(rows: list[dict[str, object]], name: str) -> list[str]:
+    """Per category, what the rules decided; the binding of the right decisions; the wrong rows."""
+    lines = []
+    decided: dict[str, dict[str, int]] = {}
+    bound_right = bound = 0
+    for row in rows:
+        verdict = classify_reply(str(row["text"]), app_slug=SLUG)
+        said = verdict.decision.value if verdict else "none"
+        counts = decided.setdefault(str(row["category"]), {})
+        counts[said] = counts.get(said, 0) + 1
+        if verdict is not None and said == row["label"]:
+            bound += 1
+            bound_right += verdict.binding.value == row["binding"]
+        if said != row["label"]:
+            lines.append(f"  {name} wrong: {row['label']} read as {said}: {row['text']!r}")
+    for category, counts in sorted(decided.items()):
+        shown = ", ".join(f"{label} {count}" for label, count in sorted(counts.items()))
+        print(f"{name} {category}: {shown}")
+    print(f"{name} binding right on {bound_right} of {bound} right decisions")
+    return lines
+
+
+def deferral_bars(rows: list[dict[str, object]], name: str) -> list[str]:
+    """How well read_deferral finds the replies labelled deferred, and that none of them decides."""
+    found = [read_deferral(str(row["text"])) is not None for row in rows]
+    deferred = [row["category"] == "deferred" for row in rows]
+    true_positive = sum(f and d for f, d in zip(found, deferred, strict=True))
+    precision = true_positive / max(1, sum(found))
+    recall = true_positive / max(1, sum(deferred))
+    decided = sum(
+        classify_reply(str(row["text"]), app_slug=SLUG) is not None
+        for row, is_deferred in zip(rows, deferred, strict=True)
+        if is_deferred
+    )
+    print(
+        f"{name} deferrals: precision {precision:.3f}, recall {recall:.3f} (of {sum(deferred)});"
+        f" {decided} deferrals read as a decision"
+    )
+    return [
+        bar(f"{name}-deferral-precision", precision, "ratio", ">=", HELD_OUT_DEFERRAL_PRECISION),
+        bar(f"{name}-deferral-recall", recall, "ratio", ">=", HELD_OUT_DEFERRAL_RECALL),
+        bar(f"{name}-deferrals-decided", decided, "replies", "<=", 0),
+    ]
+
+
 def replies_per_second(texts: list[str]) -> float:
     done = 0
     start = time.perf_counter()
@@ -197,6 +248,14 @@ def main() -> int:
     for name, path in (("held-out", HELD_OUT_CORPUS), ("held-out-2", HELD_OUT_CORPUS_2)):
         unseen = path.read_text(encoding="utf-8").splitlines()
         lines += held_out_bars([json.loads(line) for line in unseen if line], name)
+    unseen = HELD_OUT_CORPUS_3.read_text(encoding="utf-8").splitlines()
+    third = [json.loads(line) for line in unseen if line]
+    lines += held_out_bars(third, "held-out-3")
+    for label in ("accepted", "dismissed"):
+        precision, recall, count = decision_scores(third, label)
+        print(f"held-out-3 {label}: precision {precision:.3f}, recall {recall:.3f} (of {count})")
+    lines += deferral_bars(third, "held-out-3")
+    wrong = category_lines(third, "held-out-3")
     rate = replies_per_second(texts)
     print(f"classify_reply: {rate:,.0f} replies/s over {CLASSIFICATIONS:,} classifications")
     lines.append(bar("reply-throughput", rate, "replies/s", ">=", MIN_REPLIES_PER_SECOND))
@@ -210,6 +269,7 @@ def main() -> int:
         f"{len(decisions):,} decisions"
     )
     lines.append(bar("thread-throughput", threads_rate, "threads/s", ">=", MIN_THREADS_PER_SECOND))
+    print("\n".join(wrong))
     print("\n".join(lines))
     return 0 if all(line.endswith("PASS") for line in lines) else 1
 

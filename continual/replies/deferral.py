@@ -4,24 +4,40 @@ from __future__ import annotations
 
 import re
 
+from continual.replies.phrases import LANGUAGES
+from continual.replies.rules import VETO_TODO_RE, has_cjk
 from continual.replies.verdict import Deferral, fold
 
 RULE = "natural.deferred"
-
-_DEFERRAL = re.compile(
-    r"\b(?:in|for|as) an? (?:follow[- ]?up|separate|future|later|another|next|new|different)"
-    r"(?: (?:pr|pull request|issue|change|commit|patch|ticket|iteration|release|version))?\b"
-    r"|\bfollow[- ]?up (?:pr|pull request|issue|ticket|work|change)\b"
-    r"|\b(?:not|out of scope) (?:in|for) this (?:pr|pull request|change)\b"
-    r"|\b(?:will|i'll|we'll|can|could|let's|lets) (?:\w+ ){0,3}(?:later|eventually|another time)\b"
-    r"|\bleave (?:it|this|that) for (?:later|now|another)\b"
-    r"|\bopened (?:an? )?(?:issue|ticket)\b|\b(?:todo|fixme)\b"
+_QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`", re.DOTALL)
+_WORD = re.compile(r"[\w']+")
+# Each language's deferral, and the words it needs (None: written in Chinese, Japanese or Korean).
+_READERS: tuple[tuple[re.Pattern[str], frozenset[str] | None], ...] = tuple(
+    (re.compile(lang.deferral), None if lang.cjk else frozenset(lang.deferral_words.split()))
+    for lang in LANGUAGES
+    if lang.deferral
 )
 
 
 def read_deferral(text: str) -> Deferral | None:
-    """The deferral a reply states ("let's do that in a follow-up"), or None."""
-    match = _DEFERRAL.search(fold(text))
+    """The deferral a reply states ("let's do that in a follow-up", "später", "別のPRで"), or None.
+
+    Quoted lines and code are not the replier's words: a quoted "TODO" or a `later()` call defers
+    nothing. "TODO" counts as written by developers (upper case), so Spanish "todo" is no deferral.
+    """
+    prose = _CODE.sub(" ", _QUOTE_LINE.sub(" ", text)) if "`" in text or ">" in text else text
+    low = fold(prose)
+    words = set(_WORD.findall(low))
+    if "#" in low:
+        words.add("#")
+    cjk = has_cjk(low)
+    match = None
+    for regex, needs in _READERS:
+        if (cjk if needs is None else not needs.isdisjoint(words)) and (match := regex.search(low)):
+            break
+    match = match or VETO_TODO_RE.search(prose)
     if match is None:
         return None
-    return Deferral(RULE, text[match.start() : match.end()])
+    source = prose if len(low) == len(prose) else low
+    return Deferral(RULE, source[match.start() : match.end()].strip())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from continual.replies.rules import names_dismissal
-from continual.replies.verdict import Verdict, fold
+from continual.replies.verdict import Binding, Verdict, fold
 from continual.values import Decision, Reason
 
 # The reason words a typed dismissal accepts, spaces written as hyphens.
@@ -48,7 +48,9 @@ _TYPED_ACCEPT_GUARD = re.compile(
     r"\?|\b(?:not|no|never|but|except|yet|partially|partly|half|later|maybe|perhaps|probably"
     r"|unless|if|other|upstream|elsewhere|main|master|still|conflicts?|branch|rebased?|merged?"
     r"|ci|pipeline|changelog|unrelated|description|commit message|labels?|milestone|lockfile"
-    r"|reverted|reverting|slower|worse|broke|breaks|broken|failing|flaky)\b"
+    r"|reverted|reverting|slower|worse|broke|breaks|broken|failing|flaky"
+    # a change other than the one suggested, or part of it: "fixed it differently", "the first one"
+    r"|differently|different|another|alternative|instead|first|one of|some of|what about)\b"
     r"|n't\b|#\d+"
 )
 _TYPED_DISMISS_GUARD = re.compile(r"\?|\b(?:maybe|perhaps|probably|not sure|i think)\b")
@@ -79,7 +81,13 @@ def typed(text: str, *, app_slug: str) -> tuple[Verdict | None, bool]:
     if match.group("accept"):
         if _TYPED_ACCEPT_GUARD.search(low, end) or names_dismissal(low):
             return None, False
-        return Verdict(Decision.ACCEPTED, None, "grammar.accept", line[:end].strip()), False
+        # `accept` is the maintainer's command; `fixed` and `applied` say the code changed, which
+        # the code itself must show before they decide.
+        binding = (
+            Binding.AT_ONCE if match.group("accept").startswith("accept") else Binding.EVIDENCE
+        )
+        verdict = Verdict(Decision.ACCEPTED, None, "grammar.accept", line[:end].strip(), binding)
+        return verdict, False
     if match.group("dismiss"):
         found = _TYPED_REASON.match(low, end)
         if found is None or _TYPED_DISMISS_GUARD.search(low, found.end()):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from continual.replies import rules
 from continual.replies.rules import Rule
-from continual.replies.verdict import Verdict, fold
+from continual.replies.verdict import Binding, Verdict, fold
 from continual.values import Decision, Reason
 
-# The rule of a reply that only agrees ("Good catch!"): it agrees with whoever spoke last, so it
-# decides only where the suggestion is what it answers (see continual/writeback/threads.py).
+# The rule of a reply that only agrees ("Good catch!"): it states no change, so the rules decide
+# nothing on it; read_agreement gives it to the evidence binding, and it agrees with whoever spoke
+# last, so it answers the suggestion only where nobody else spoke (continual/writeback/threads.py).
 AGREEMENT_RULE = "natural.agreed"
 
 # Replies longer than this (after quotes and code are removed) are discussion, not a verdict.
@@ -31,7 +33,8 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"https?://\S+")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 _NOT_NEWLINE = re.compile(r"[^\n]")
-_SENTENCE = re.compile(r"[^\n.!?;。！？；]*(?:[.!?;。！？；]+|\n|$)")
+# A dot inside a word ends no sentence: "requirements.txt", "v1.2", "os.path".
+_SENTENCE = re.compile(r"(?:[^\n.!?;。！？；]|\.(?=\w))*(?:[.!?;。！？；]+|\n|$)")
 _CLAUSE_BREAK = re.compile(r"[,;:—–(，、；]|\s-\s")
 # A refusal's negation stays in its own clause: in "the check isn't needed since the schema already
 # enforces it", "isn't" does not negate what follows "since".
@@ -84,9 +87,8 @@ def classify_natural(text: str) -> Verdict | None:
     low = fold(cleaned)
     if len(low) != len(text):
         text = low  # lower() changed the length (rare); report spans from the folded text
-    agreed = _agreement(low, text)
-    if agreed is not None:
-        return agreed
+    if _agreement(low, text) is not None:
+        return None  # agreement, thanks or praise alone states no change: it decides nothing
     words = rules.words_of(low)
     cjk = rules.has_cjk(low)
     candidates = rules.candidates(low, words, cjk)
@@ -97,7 +99,11 @@ def classify_natural(text: str) -> Verdict | None:
     # An acceptance cue the sentence vetoes ("handled in the middleware already") accepts nothing,
     # and leaves the reply to a duplicate refusal only.
     blocked = False
-    dismissals: list[tuple[Reason, str, str, bool]] = []
+    # A question beside an acceptance ("Fixed the first one, what about the second?") leaves the
+    # change unfinished; asking for another look after it ("PTAL?") does not.
+    asked = False
+    any_moved_on = rules.MOVED_ON.search(low) is not None
+    dismissals: list[tuple[Reason, str, str, bool, bool]] = []
     for sentence in _SENTENCE.finditer(low):
         start, stop = sentence.span()
         if start == stop:
@@ -106,11 +112,16 @@ def classify_natural(text: str) -> Verdict | None:
         body = low[position:stop]
         if not body.strip():
             continue
-        asks = rules.QUESTION.search(body.strip()) is not None
-        hit = _accept_in(body, start_rules, any_rules)
+        claim = _without_re_review(body)
+        question = claim.strip()
+        asks = rules.QUESTION.search(question) is not None and not rules.RE_REVIEW.match(question)
+        asked = asked or asks
+        # The project moving to another tool ("we switched to ruff") is no edit of the code.
+        moved_on = any_moved_on and rules.MOVED_ON.search(body) is not None
+        hit = None if moved_on else _accept_in(claim, start_rules, any_rules)
         if hit is not None:
             rule, found = hit
-            rest = f"{body[: found.start()]} {body[found.end() :]}"
+            rest = f"{claim[: found.start()]} {claim[found.end() :]}"
             if asks:
                 return None
             if rules.VETO_ACCEPT[rule.language].search(rest):
@@ -124,11 +135,11 @@ def classify_natural(text: str) -> Verdict | None:
                     return None
                 span = text[position + cue.start() : position + cue.end()]
                 reason = rule.reason or Reason.WONT_FIX
-                dismissals.append((reason, rule.rule_id, span.strip(), rule.argued))
+                dismissals.append((reason, rule.rule_id, span.strip(), rule.argued, rule.at_merge))
     if blocked and (
         accepted is not None
         or (
-            any(reason is not Reason.DUPLICATE for reason, _, _, _ in dismissals)
+            any(reason is not Reason.DUPLICATE for reason, *_ in dismissals)
             and rules.CLOSES_THREAD.search(low) is None
         )
     ):
@@ -138,19 +149,34 @@ def classify_natural(text: str) -> Verdict | None:
     if _vetoed(low, cleaned, words, cjk, refusal=accepted is None):
         return None  # the reply-wide vetoes run last: most replies never get this far
     if accepted is not None:
-        if dismissals:
+        if dismissals or asked:
             return None
         rule_id, span = accepted
-        return Verdict(Decision.ACCEPTED, None, rule_id, span)
+        return Verdict(Decision.ACCEPTED, None, rule_id, span, Binding.EVIDENCE)
     if rules.VETO_REFUSAL.search(low):
         return None
     # A refusal that names its reason decides it; a refusal by argument gives its own only alone.
+    # It decides at once when a refusal word says it ("intentional", "won't fix"); a reply that only
+    # argues ("the caller already validates it") decides at merge or close.
+    binding = Binding.AT_MERGE if all(at_merge for *_, at_merge in dismissals) else Binding.AT_ONCE
     for argued in (False, True):
         for reason in REASON_PRIORITY:
-            for found_reason, rule_id, span, by_argument in dismissals:
+            for found_reason, rule_id, span, by_argument, _ in dismissals:
                 if found_reason is reason and by_argument is argued:
-                    return Verdict(Decision.DISMISSED, reason, rule_id, span)
+                    return Verdict(Decision.DISMISSED, reason, rule_id, span, binding)
     return None
+
+
+def read_agreement(text: str) -> Verdict | None:
+    """A reply that only agrees ("Good catch!", "You're right, will fix."), as an acceptance bound
+    to evidence: it states no change, so the rules decide nothing on it (classify_natural returns
+    None), and only the code's evidence (the commented lines changed) may make it one."""
+    cleaned = _clean(text).strip()
+    low = fold(cleaned)
+    if len(low) != len(cleaned):
+        cleaned = low
+    verdict = _agreement(low, cleaned)
+    return None if verdict is None else replace(verdict, binding=Binding.EVIDENCE)
 
 
 def _agreement(low: str, text: str) -> Verdict | None:
@@ -162,6 +188,15 @@ def _agreement(low: str, text: str) -> Verdict | None:
     if cue is None:
         return None
     return Verdict(Decision.ACCEPTED, None, AGREEMENT_RULE, text[cue.start() : cue.end()])
+
+
+def _without_re_review(body: str) -> str:
+    """A sentence without a closing request for another look: "fixed, can you take another look?"
+    asks nothing about the change itself."""
+    breaks = [found.span() for found in _CLAUSE_BREAK.finditer(body)]
+    if breaks and rules.RE_REVIEW.match(body[breaks[-1][1] :].strip()):
+        return body[: breaks[-1][0]]
+    return body
 
 
 def _after_intro(text: str, position: int, stop: int) -> int:

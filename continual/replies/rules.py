@@ -34,6 +34,9 @@ class Rule:
     cjk: bool = False
     # A refusal by argument: its reason counts only when no other refusal names one.
     argued: bool = False
+    # A refusal with no refusal word ("the caller already validates it"): it decides at merge or
+    # close, when the commented lines stayed as they were; every argued rule is one.
+    at_merge: bool = False
 
     @property
     def rule_id(self) -> str:
@@ -81,6 +84,7 @@ DISMISS_RULES = tuple(
         re.compile(pattern),
         cjk=language.cjk,
         argued=argued,
+        at_merge=argued or name in language.arguments.split(),
     )
     for key, (language, argued, (name, reason, triggers, pattern)) in enumerate(
         (
@@ -144,6 +148,11 @@ AGREEMENT = re.compile(_either(*(f"(?:{lang.agreement})" for lang in LANGUAGES i
 AGREEMENT_CUE = re.compile(_either(*(lang.agreement_cue for lang in LANGUAGES)))
 # Agreement is said in a few words; a longer reply says something else too.
 MAX_AGREEMENT_CHARS = 120
+# Later work ("in a follow-up", "nicht in diesem PR", "別のPRで"): decides nothing.
+DEFERRAL = re.compile(_either(*(lang.deferral for lang in LANGUAGES)))
+# The project moved to another tool ("we switched to ruff"): no acceptance in that sentence.
+MOVED_ON = re.compile(_either(*(lang.moved_on for lang in LANGUAGES)))
+RE_REVIEW = re.compile(_either(*(f"(?:{lang.re_review})" for lang in LANGUAGES if lang.re_review)))
 QUESTION = re.compile(_either(QUESTION_MARKS, *(lang.question for lang in LANGUAGES)))
 
 

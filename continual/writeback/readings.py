@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Generic, TypeVar
 
-from continual.replies import Binding, Deferral, Verdict, classify_reply, read_deferral
+from continual.replies import Binding, Deferral, Verdict, read_deferral, read_reply
 from continual.stored import StoredSuggestion
 from continual.writeback.authors import is_bot, is_maintainer
 from continual.writeback.threads import (
@@ -50,7 +50,7 @@ class Readings(_Lazy[Verdict | None]):
 
     def __init__(self, replies: Iterable[ThreadComment], *, app_slug: str) -> None:
         bodies = {reply.id: reply.body for reply in replies if not is_bot(reply.author)}
-        super().__init__(bodies, lambda body: classify_reply(body, app_slug=app_slug))
+        super().__init__(bodies, lambda body: read_reply(body, app_slug=app_slug))
         self.deferrals: Mapping[int, Deferral | None] = _Lazy(bodies, read_deferral)
 
 

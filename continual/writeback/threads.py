@@ -12,10 +12,10 @@ from continual.replies import (
     Binding,
     Deferral,
     Verdict,
-    classify_reply,
     classify_typed,
     is_undo,
     read_deferral,
+    read_reply,
 )
 from continual.values import Decision, Reason, Source
 from continual.writeback.authors import Author, is_app_bot, is_bot, is_maintainer
@@ -174,7 +174,7 @@ def decide_thread(
     verdicts by reply id, for replies the rules leave undecided.
     """
     verdicts = {
-        reply.id: classify_reply(reply.body, app_slug=app_slug)
+        reply.id: read_reply(reply.body, app_slug=app_slug)
         for reply in thread.replies
         if is_maintainer(reply.author)
     }

@@ -222,16 +222,30 @@ def test_agreement_alone_accepts_when_it_answers_the_suggestion_and_the_lines_ch
         reply(3, "You're right, will fix.", minutes=3),
     )
     assert (decision.decision, decision.reply_id) == (Decision.ACCEPTED, 3)
+    # The fix word on the next line is read too, and the change binds it.
+    assert decide(suggestion(), reply(1, "Good catch!\nFixed.", minutes=1)) == []
+    [decision], _ = decide_changed(suggestion(), reply(1, "Good catch!\nFixed.", minutes=1))
+    assert (decision.decision, decision.reply_id, decision.rule) == (
+        Decision.ACCEPTED,
+        1,
+        "natural.fixed",
+    )
 
 
 def test_agreement_with_a_colleague_does_not_accept_the_suggestion() -> None:
     # "Makes sense" after a colleague's refusal agrees with the refusal.
     [decision] = decide(
         suggestion(),
-        reply(1, "No — the list is copied before the loop, so this is fine.", MEMBER, minutes=1),
+        reply(1, "This is intentional: the list is copied before the loop.", MEMBER, minutes=1),
         reply(2, "Makes sense, thanks!", minutes=2),
     )
     assert (decision.decision, decision.reply_id) == (Decision.DISMISSED, 1)
+    # After an argued refusal it accepts nothing either, even once the lines changed.
+    argued = "No — the list is copied before the loop, so this is fine."
+    decided, _ = decide_changed(
+        suggestion(), reply(1, argued, MEMBER, minutes=1), reply(2, "Makes sense!", minutes=2)
+    )
+    assert decided == []
     # A contributor's question is someone else speaking too: the owner's "Agreed." answers it.
     assert (
         decide(

@@ -19,8 +19,29 @@ PARTICIPLES = words(
 NOW = r"\b(?:ist|sind)\s+(?:jetzt|nun|inzwischen|mittlerweile)\s+(?!noch\b|nicht\b|kein)\w"
 NOW_NOT_CODE = r"\b(?:grün|rot|blocker|bereit|gemerged|gemergt|kaputt|fehlerhaft|instabil|flaky)\b"
 
+# The project moved to another tool: never an edit of the commented code.
+MOVED_ON = (
+    r"\b(?:wir sind|wir haben|das projekt ist|das projekt hat)\s+(?:\w+\s+){0,2}(?:auf|zu)\s+(?:[\w.-]+\s+){1,3}"
+    r"(?:umgestiegen|gewechselt|migriert|umgezogen|umgestellt)\b"
+)
+
 LANGUAGE = Language(
     code="de",
+    deferral_words=(
+        "später nachher demnächst irgendwann zukünftig künftig vorerst erste "
+        "zukunft folge folgepr folgeissue separaten eigenen anderen nächsten neuen späteren "
+        "weiteren diesem issue ticket"
+    ),
+    deferral=(
+        r"\b(?:später|nachher|demnächst|irgendwann|zukünftig|künftig|vorerst|fürs erste|in zukunft)\b"
+        r"|\bfolge-?(?:pr|issue|ticket|commit)s?\b"
+        r"|\b(?:separaten|eigenen|anderen|nächsten|neuen|späteren|weiteren) (?:pr|pull request|issue|ticket|commit)s?\b"
+        r"|\bnicht (?:in|mit) diesem (?:pr|pull request)\b"
+        r"|\b(?:issue|ticket) (?:angelegt|erstellt|aufgemacht|eröffnet)\b"
+        r"|\b(?:lege|mache|erstelle) (?:ich |wir )?(?:dafür )?(?:ein(?:en)? )?(?:issue|ticket)\b"
+    ),
+    moved_on=MOVED_ON,
+    arguments="bereits-abgedeckt",
     accept_anywhere=(
         (
             "behoben",
@@ -75,6 +96,14 @@ LANGUAGE = Language(
         ),
     ),
     dismiss_argued=(
+        # The project moved to another tool, and the commented code went with the old one.
+        (
+            "umgestiegen",
+            NA,
+            "umgestiegen gewechselt migriert umgezogen umgestellt",
+            MOVED_ON
+            + r"[^.!?;]*(?:nicht mehr|veraltet|obsolet|hinfällig|überflüssig|entfällt|entfallen)\b",
+        ),
         # "Nein, der Cache wird bei jedem Deploy geleert": an opening "nein" and an argument.
         (
             "nein-weil",

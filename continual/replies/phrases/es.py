@@ -34,8 +34,27 @@ NOW = (
     r"|acepta|rechaza)\b"
 )
 
+# The project moved to another tool: never an edit of the commented code.
+MOVED_ON = (
+    r"\b(?:nos (?:pasamos|cambiamos|movimos|migramos)|migramos|(?:hemos|han) (?:migrado|pasado|cambiado)"
+    r"|el proyecto (?:migró|se pasó|pasó|cambió))\s+(?:a|de)\b"
+)
+
 LANGUAGE = Language(
     code="es",
+    deferral_words=(
+        "más luego después futuro ahora momento otro otra próximo próxima "
+        "siguiente nuevo aparte separado distinto este issue ticket"
+    ),
+    deferral=(
+        r"\bmás (?:tarde|adelante)\b|(?<!desde )\bluego\b(?! de\b)|\bdespués\b(?! de\b| del\b| que\b)"
+        r"|\b(?:en el futuro|por ahora|de momento|por el momento)\b"
+        r"|\b(?:otro|otra|próximo|próxima|siguiente|nuevo|futuro) (?:pr|issue|ticket)\b"
+        r"|\b(?:pr|issue|ticket) (?:aparte|separado|distinto|futuro|siguiente|nuevo)\b"
+        r"|\bno en este (?:pr|cambio)\b|\b(?:abr[íoe]|abriré|cre[éo]|crearé) (?:un|una) (?:issue|ticket)\b"
+    ),
+    moved_on=MOVED_ON,
+    arguments="ya-se-maneja",
     accept_start=(
         ("hecho", "hecho", r"hecho(?![\w'-])"),
         ("listo", "listo", r"listo(?![\w'-])"),
@@ -77,6 +96,13 @@ LANGUAGE = Language(
         ("ya-se-maneja", DU, "ya", r"\bya se (?:maneja|valida|comprueba|controla) en\b"),
     ),
     dismiss_argued=(
+        # The project moved to another tool, and the commented code went with the old one.
+        (
+            "migramos",
+            NA,
+            "pasamos cambiamos movimos migramos migrado pasado cambiado migró pasó cambió",
+            MOVED_ON + r"[^.!?;]*(?:ya no se usa|ya no es necesari|obsolet|ya no aplica)",
+        ),
         # "Prefiero mantener el bucle explícito"
         (
             "prefiero-mantener",

@@ -30,8 +30,28 @@ PARTICIPLES = words(
 NOW = r"\b(?:est|sont) (?:maintenant|désormais|dorénavant) \w|\bc'est (?:maintenant|désormais) \w"
 NOW_NOT_CODE = r"\b(?:vert|rouge|bloquant|prêt|mergé|fusionné|cassé)\b"
 
+# The project moved to another tool: never an edit of the commented code.
+MOVED_ON = (
+    r"\b(?:on est|nous sommes|on a|nous avons|le projet (?:est|a))\s+(?:\w+\s+)?"
+    r"(?:passés?|migrés?|basculés?)\s+(?:à|a|sur|vers)\b"
+)
+
 LANGUAGE = Language(
     code="fr",
+    deferral_words=(
+        "tard ultérieurement second prochainement l'avenir l'instant moment "
+        "autre prochain prochaine nouvelle nouveau future futur séparée séparé "
+        "part dédiée dédié suivi suivante cette ce issue ticket"
+    ),
+    deferral=(
+        r"\b(?:plus tard|ultérieurement|dans un second temps|prochainement|à l'avenir|pour l'instant|pour le moment)\b"
+        r"|\b(?:une?|la|le) (?:autre|prochaine?|nouvelle?|future?) (?:pr|mr|issue|ticket|version|release)\b"
+        r"|\b(?:pr|mr|issue|ticket) (?:séparée?|à part|dédiée?|de suivi|suivante)\b"
+        r"|\bpas (?:dans|pour) (?:cette|ce) (?:pr|mr|pull request)\b"
+        r"|\b(?:ouvert|ouvre|ouvrir|créé|crée|créer) (?:une? )?(?:issue|ticket)\b"
+    ),
+    moved_on=MOVED_ON,
+    arguments="deja-gere",
     accept_start=(("fait", "fait", r"(?:c'est )?fait(?![\w'-])"),),
     accept_anywhere=(
         (
@@ -81,6 +101,13 @@ LANGUAGE = Language(
         ),
     ),
     dismiss_argued=(
+        # The project moved to another tool, and the commented code went with the old one.
+        (
+            "passe-a",
+            NA,
+            "passé passés migré migrés basculé basculés",
+            MOVED_ON + r"[^.!?;]*(?:n'est plus|ne sert plus|obsolète|plus utilisé|inutile)",
+        ),
         # "Non, le cache est vidé à chaque déploiement": an opening "non" and an argument.
         (
             "non-car",

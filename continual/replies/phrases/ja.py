@@ -21,6 +21,10 @@ EDIT = (
 
 LANGUAGE = Language(
     code="ja",
+    deferral=(
+        r"後で|あとで|後ほど|のちほど|別の?\s?pr|別途|次の?\s?pr|今後|将来|後続|別の?\s?issue|issueを(?:作成|立て)|フォローアップ|改めて"
+    ),
+    arguments="sude-ni",
     cjk=True,
     accept_anywhere=(("shuusei", "ました 済み 完了", EDIT),),
     dismiss=(

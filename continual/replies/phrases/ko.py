@@ -17,6 +17,10 @@ EDIT = (
 
 LANGUAGE = Language(
     code="ko",
+    deferral=(
+        r"나중에|다음\s?pr|별도(?:의)?\s?pr|별도로|이후에|추후|후속|다른\s?pr|이슈(?:를|로)?\s?(?:만들|생성|등록|열)|다음에"
+    ),
+    arguments="imi",
     cjk=True,
     accept_anywhere=(
         (

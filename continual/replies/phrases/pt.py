@@ -34,8 +34,25 @@ NOW = (
     r"|rejeita)\b"
 )
 
+# The project moved to another tool: never an edit of the commented code.
+MOVED_ON = r"\b(?:migramos|mudamos|passamos|trocamos|o projeto (?:migrou|mudou|passou))\s+(?:para|pro|pra|de)\b"
+
 LANGUAGE = Language(
     code="pt",
+    deferral_words=(
+        "mais depois futuramente futuro enquanto ora outro outra próximo "
+        "próxima novo separado separada parte futura seguinte neste nesse nesta "
+        "nessa este issue ticket"
+    ),
+    deferral=(
+        r"\bmais tarde\b|\bdepois\b(?! d[oa]s?\b| que\b)|\b(?:futuramente|no futuro|por enquanto|por ora)\b"
+        r"|\b(?:outro|outra|próximo|próxima|novo|futuro) (?:pr|issue|ticket)\b"
+        r"|\b(?:pr|issue|ticket) (?:separad[oa]|à parte|futur[oa]|seguinte)\b"
+        r"|\bnão (?:neste|nesse|nesta|nessa|em este) (?:pr|pull request)\b"
+        r"|\b(?:abri|abro|abrirei|criei|crio|criarei) (?:uma?|um) (?:issue|ticket)\b"
+    ),
+    moved_on=MOVED_ON,
+    arguments="ja-tratado",
     accept_start=(
         ("feito", "feito", r"feito(?![\w'-])"),
         ("pronto", "pronto", r"pronto(?![\w'-])"),
@@ -82,6 +99,14 @@ LANGUAGE = Language(
         ),
     ),
     dismiss_argued=(
+        # The project moved to another tool, and the commented code went with the old one.
+        (
+            "migramos",
+            NA,
+            "migramos mudamos passamos trocamos migrou mudou passou",
+            MOVED_ON
+            + r"[^.!?;]*(?:não é mais usad|não se usa mais|obsolet|não (?:é|e) mais necessári)",
+        ),
         # "Não, o cache é limpo a cada deploy": an opening "não" and an argument.
         (
             "nao-porque",

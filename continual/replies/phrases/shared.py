@@ -49,6 +49,18 @@ class Language:
     # Refusals by argument ("No, the cache is cleared on every deploy"): their reason is the best
     # guess of a careful reader, used only when no other refusal in the reply names one.
     dismiss_argued: tuple[Refusal, ...] = ()
+    # Names of `dismiss` rules that argue rather than refuse ("the caller already validates it"):
+    # like every `dismiss_argued` rule they decide at merge or close, not when read.
+    arguments: str = ""
+    # A reply that puts the suggestion off to later work ("in a follow-up", "not in this PR"): it
+    # decides nothing, in whatever words it also accepts or refuses.
+    deferral: str = ""
+    # The words one of which every deferral of the language contains (the deferral is looked for
+    # only when one occurs; "#" stands for an issue number); Chinese, Japanese and Korean need none.
+    deferral_words: str = ""
+    # The project moved to another tool ("we switched to ruff"): no edit of the commented code, so
+    # never an acceptance; with the old file obsolete it is a not-applicable refusal.
+    moved_on: str = ""
     # A reply that closes the thread ("Closing:", "Resolving.") and refuses is a refusal, even when
     # it also reports an edit somewhere else ("we moved CI to Buildkite").
     closes_thread: str = ""
@@ -75,6 +87,9 @@ class Language:
     veto_dismiss_after: str = ""
     # A sentence that asks.
     question: str = ""
+    # A question that only asks for another look after a change ("PTAL?", "Does this look better?"):
+    # unlike any other question, it leaves an acceptance standing.
+    re_review: str = ""
     # A rule's own veto, by rule name: for cues that are about the code only when the sentence says
     # nothing else ("it is now a frozen dataclass" accepts, "CI is now green" does not).
     rule_veto: tuple[tuple[str, str], ...] = ()

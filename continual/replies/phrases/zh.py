@@ -22,6 +22,10 @@ NOT_HERE = r"已(?:经)?在(?!最新|新的|本次|这次|这个提交)"
 
 LANGUAGE = Language(
     code="zh",
+    deferral=(
+        r"以后|之后|稍后|后续|另一个\s?pr|别的\s?pr|另外的?\s?pr|单独的?\s?pr|下一个\s?pr|下个\s?pr|新的?\s?pr|另开|(?:开|建|提)了?(?:一个)?\s?issue|回头|后面再|下个版本|下一版"
+    ),
+    arguments="chongfu",
     cjk=True,
     accept_anywhere=(("yixiufu", "已 好了 搞定 了 按 照 根据", r"(?:改|修)好了|搞定|" + EDIT),),
     dismiss=(

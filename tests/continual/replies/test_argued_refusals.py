@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from continual.replies import classify_reply
+from continual.replies import Binding, classify_reply
 from continual.values import Decision, Reason
 
 SLUG = "hindsight"
@@ -54,6 +54,8 @@ def test_a_refusal_by_argument_is_a_dismissal(text: str, reason: Reason, rule: s
     assert (verdict.decision, verdict.reason) == (Decision.DISMISSED, reason)
     if rule is not None:
         assert verdict.rule == rule
+    # No refusal word: it decides at merge or close, if the commented lines stayed as they were.
+    assert verdict.binding is Binding.AT_MERGE, text
 
 
 # A named reason outranks the default of an argument: "No, …" argues the finding is wrong, but what
@@ -116,6 +118,7 @@ def test_a_project_that_moved_its_ci_and_closes_the_thread_is_not_an_acceptance(
     verdict = classify_reply(text, app_slug=SLUG)
     assert verdict is not None
     assert (verdict.decision, verdict.reason) == (Decision.DISMISSED, NA)
+    assert verdict.binding is Binding.AT_MERGE
 
 
 def test_moving_ci_without_closing_the_thread_decides_nothing() -> None:

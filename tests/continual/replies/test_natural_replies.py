@@ -18,15 +18,6 @@ def verdict(text: str) -> Verdict | None:
 
 ACCEPTED = [
     # agreement alone, or with an immediate promise: the finding is right
-    "will do",
-    "Good catch, let me fix.",
-    "Good catch!",
-    "Agreed.",
-    "You're right, my bad.",
-    "Thanks for spotting this!",
-    "Sounds good, thanks",
-    "Yes, that's better.",
-    "Thanks, that's a good suggestion.",
     "Took care of it.",
     "Changes applied.",
     "All fixed now.",
@@ -83,7 +74,6 @@ DISMISSED = [
     ("Keeping it as is.", Reason.WONT_FIX),
     ("nope, that breaks the layout", Reason.WONT_FIX),
     ("Out of scope for this PR.", Reason.OUT_OF_SCOPE),
-    ("That belongs in a separate PR.", Reason.OUT_OF_SCOPE),
     ("Matter of taste, I prefer the explicit loop.", Reason.STYLE),
     ("Naming preference; keeping `cfg`.", Reason.STYLE),
     ("Already handled in `validate_request`.", Reason.DUPLICATE),

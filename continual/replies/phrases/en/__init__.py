@@ -13,6 +13,10 @@ LANGUAGE = Language(
     agreement_cue=accept.AGREEMENT_CUE,
     dismiss=refusals.DISMISS,
     dismiss_argued=refusals.DISMISS_ARGUED,
+    arguments=refusals.ARGUMENTS,
+    deferral=vetoes.DEFERRAL,
+    deferral_words=vetoes.DEFERRAL_WORDS,
+    moved_on=vetoes.MOVED_ON,
     closes_thread=vetoes.CLOSES_THREAD,
     courtesy_but=vetoes.COURTESY_BUT,
     veto_refusal=vetoes.VETO_REFUSAL,
@@ -23,5 +27,6 @@ LANGUAGE = Language(
     veto_accept_any_language=vetoes.VETO_ACCEPT_ANY_LANGUAGE,
     veto_dismiss_before=vetoes.VETO_DISMISS_BEFORE,
     question=vetoes.QUESTION,
+    re_review=vetoes.RE_REVIEW,
     rule_veto=accept.RULE_VETO,
 )

@@ -46,7 +46,15 @@ TOOK = (
 
 ACCEPT_VERBS: tuple[Cue, ...] = (
     ("fixed", "fixed", r"fixed"),
-    ("done", "done", r"done(?! with\b)(?!\s+\w+ing\b)"),
+    # "Done.", "Done — switched to …", "done in 4be91c2", "done now": not the subject of an
+    # explanation ("Done is a terminal state", "Done callbacks run on the loop").
+    (
+        "done",
+        "done",
+        r"done(?=\s*(?:[^\w\s]|$)|\s+(?:now|too|also|thanks|thank|thx|ty|both|everywhere"
+        r"|as (?:suggested|requested|proposed|well)|in (?:the )?(?:(?:latest|last|new|next)\s+)?"
+        r"(?:commit|push|revision)|(?:in|via|with) (?:commit )?[0-9a-f]{7,40})\b)",
+    ),
     ("updated", "updated", r"updated"),
     ("changed", "changed", r"changed"),
     ("addressed", "addressed", r"addressed"),
@@ -210,6 +218,7 @@ PROMISES = (
 COURTESY = (
     r"thanks?(?: you)?(?: (?:so|very) much)?(?: for the (?:review|suggestion|tip|pointer|heads[- ]up))?"
     r"|thx|ty|cheers|yes|yep|yup|yeah|ok|okay|sure|right|ah|oh|ahh|doh|d'oh|hah?|cool|nice|great"
+    r"|sorry|apologies"
     r"|perfect|good"
 )
 PART = f"(?:{AGREES}|{PROMISES}|{COURTESY})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from continual.replies.phrases.en.vetoes import MOVED_ON_BY, MOVED_ON_SAID, OBSOLETE
 from continual.replies.phrases.shared import DU, FP, NA, OS, ST, WF, Refusal
 
 DISMISS: tuple[Refusal, ...] = (
@@ -132,10 +133,9 @@ DISMISS: tuple[Refusal, ...] = (
         "scope unrelated separate belongs part pr change keep",
         r"\bout[- ]of[- ]scope\b|\boutside (?:of )?(?:the )?scope\b|\bbeyond the scope\b"
         r"|\bnot in scope\b|\bunrelated to (?:this|the) (?:pr|change|pull request)\b"
-        r"|\bseparate (?:pr|pull request)\b"
         r"|\bbelongs (?:in|to) (?:its own|a separate|another|a different|a dedicated)"
         r" (?:pr|pull request|change)\b"
-        r"|\bnot (?:part of|in|for) (?:this|the current) (?:pr|pull request|change|changeset)\b"
+        r"|\bnot part of (?:this|the current) (?:pr|pull request|change|changeset)\b"
         r"(?!\s+(?:yet|either)\b)"
         r"|\bkeep (?:this|the) (?:pr|change|diff|pull request) (?:focused|small|minimal|scoped)\b",
     ),
@@ -246,7 +246,17 @@ DISMISS_ARGUED: tuple[Refusal, ...] = (
         "longer used run anymore away deprecated",
         r"\bno longer (?:used|needed|relevant|exists?|maintained|run|runs)\b"
         r"|\b(?:isn't|is not|not) used (?:by|anywhere|anymore)\b|\b(?:doesn't|does not) run anymore\b"
-        r"|\bis going away\b|\bis deprecated and\b",
+        r"|\bis going away\b|\bis deprecated and\b"
+        r"|\b(?:we|i) (?:no longer|don't|do not) (?:use|need|run|support|ship) (?:\w+ )?(?:anymore|any more)\b"
+        r"|\b(?:we|i) no longer (?:use|need|run|support|ship)\b",
+    ),
+    # The project moved to another tool, and what the suggestion is about went with the old one:
+    # "We switched to ruff, so the flake8 config is gone anyway".
+    (
+        "moved-on",
+        NA,
+        "moved switched migrated transitioned changed converted",
+        rf"{MOVED_ON_BY}(?:[^.!?;]|\.(?=\w))*{OBSOLETE}|{MOVED_ON_SAID}",
     ),
     # "the function is only called from tests"
     (
@@ -256,3 +266,7 @@ DISMISS_ARGUED: tuple[Refusal, ...] = (
         r"\bonly (?:reachable|called|used|invoked|run) (?:from|by|in)\b",
     ),
 )
+
+# Refusals in DISMISS that argue rather than refuse (no refusal word): they decide at merge or close,
+# when the commented lines stayed as they were.
+ARGUMENTS = "cannot-happen nope-breaks already-handled handled-elsewhere"

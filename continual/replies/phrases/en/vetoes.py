@@ -35,6 +35,14 @@ VETO_ANYWHERE = (
     r"(?!\s+(?:clause|block|handler|statement|with|\w*error|\w*exception)\b)"
     r"|\binstead\b(?! of (?!(?:your|yours|the suggest\w*|what|that|this|it)\b)[\w`])"
     r"|\bfor the first (?:case|one|part|two|few|half)\b"
+    # a partial change: "fixed the first one", "one of them", "what about the second?"
+    r"|\bthe first (?:one|case|part|two|few|half|instance|occurrence|call|point|issue|item)\b"
+    r"|\b(?:one|two|some|most|half|part) of (?:them|these|those|it|the (?:cases|calls|places|issues))\b"
+    r"|\b(?:what|how) about\b|\band the (?:other|second|rest)\b"
+    # a change other than the one suggested: "went a different way", "took another approach"
+    r"|\b(?:a |an )?(?:different|another|alternative|other|own|slightly different) (?:way|approach|route"
+    r"|fix|solution|direction|change|tack|path)\b|\bthan (?:you |the bot |was |what was )?(?:suggested"
+    r"|proposed|recommended)\b"
     r"|\bthe (?:second|remaining) (?:one|case|part|half)"
     r"|\bneeds? more (?:thought|work|time|discussion)\b"
     rf"|\b(?:i'll|we'll|i will|we will|will|i'm going to|we're going to|(?<!not )going to)\s+"
@@ -91,11 +99,77 @@ VETO_REFUSAL = (
     r"|added|moved|renamed|pushed|applied|addressed|replaced|dropped|reverted|inlined|extracted"
     r"|simplified|rewrote|refactored|made)\b"
     # not what the project did to its tooling: "we moved CI to Buildkite"
-    r"(?!\s+(?:ci|the ci|our ci|the build|from)\b)"
+    r"(?!\s+(?:ci|the ci|our ci|the build|from|to|over|off|away)\b)"
 )
 CLOSES_THREAD = r"\b(?:closing|resolving)\b|\bmarking (?:this |it )?(?:as )?resolved\b"
 COURTESY_BUT = (
     r"(?:^|[.!?;\n])\s*(?:thanks?(?: you)?(?: for [^,.!;:—–]*)?|good (?:point|catch|idea|call)"
     r"|fair (?:point|enough)|i see|i understand|i get (?:it|that|the point)|i know|understood"
     r"|nice (?:idea|catch)|appreciate (?:it|the suggestion))[\s,!—–-]*but\b"
+)
+
+# Later work: "in a follow-up", "separate PR", "not in this PR", "opened #12 to track it", "later".
+_LATER_WORK = (
+    r"(?:pr|pull request|issue|change|commit|patch|ticket|iteration|release|version|mr|one)"
+)
+DEFERRAL = (
+    r"\b(?:in|for|as|into|with) (?:an?|the) (?:follow[- ]?up|separate|future|later|next|new|subsequent"
+    rf"|dedicated|different|another)(?: \w+)? {_LATER_WORK}s?\b"
+    rf"|\b(?:in|for|into) (?:another|a separate|its own|their own|a future|the next) {_LATER_WORK}\b"
+    r"|\bfollow[- ]?ups?\b|\bseparate (?:pr|pull request|issue|ticket|change)s?\b"
+    rf"|\bnext {_LATER_WORK}\b|\bfuture (?:pr|pull request|issue|change|work|release|version)s?\b"
+    r"|\bnot (?:in|for|with(?:in)?) this (?:pr|pull request|change|one|round|release|iteration)\b"
+    r"|\b(?:opened|filed|created|raised|logged|added|made|opening|filing|creating) (?:up )?(?:an?|the)"
+    r" (?:new |separate |follow[- ]?up )?(?:issue|ticket|todo|card|task)\b"
+    r"|\b(?:i'll|we'll|i will|we will|let me|going to|gonna) (?:open|file|create|raise|log) (?:an?"
+    r" |the )?(?:new |separate |follow[- ]?up )?(?:issue|ticket)\b"
+    r"|\b(?:opened|filed|created|raised|logged) #\d+|#\d+ (?:to track|tracks|for (?:this|that|it))\b"
+    r"|\btrack(?:ing|ed)? (?:this |that |it )?(?:in|as|with|via) (?:an? |the )?(?:#\d+|issue|ticket"
+    r"|separate|follow|backlog)"
+    r"|\b(?<!the )(?<!a )later(?! (?:in|on|call|calls|check|checks|step|stage|line|lines|code|version"
+    r"|versions|loop|branch|than|one|ones)\b)(?!,? (?:in|on) the\b)"
+    r"|\beventually\b|\bdown the (?:road|line)\b|\bat some point\b|\banother time\b|\bnot now\b"
+    r"|\bfor (?:now|the time being)\b|\bnoted for\b|\bpunt(?:ing|ed)?\b|\bdefer(?:ring|red)?\b"
+    r"|\bpostpon(?:e|ed|ing)\b|\brevisit\b|\bbacklog\b|\bonce (?:[\w`'-]+ ){1,4}(?:lands|merges|is merged"
+    r"|is in|ships)\b|\bafter (?:the )?(?:[\w.-]+ )?(?:release|refactor|rewrite|migration|merge)\b"
+    r"|\bleave (?:it|this|that) for\b|\bin (?:the )?future\b"
+)
+DEFERRAL_WORDS = (
+    "follow followup followups separate future later next new subsequent dedicated "
+    "different another own not issue issues ticket tickets todo card task track "
+    "tracks tracking tracked eventually road line point time now noted punt punting "
+    "punted defer deferring deferred postpone postponed postponing revisit backlog "
+    "once after leave #"
+)
+
+# What went with the old tool: "the flake8 config is gone", "setup.py isn't used anymore".
+OBSOLETE = (
+    r"\b(?:gone|obsolete|dead|moot|unused|irrelevant|no longer|not used|isn't used|not relevant"
+    r"|doesn't apply|does not apply|being (?:deleted|removed|dropped))\b"
+)
+# The project moved to another tool, or away from one: "we switched to ruff", "the repo migrated off
+# Travis". "We moved it to the constructor" moves code, not the project.
+MOVED_ON_BY = (
+    r"\b(?:we|we've|we have|we've now|we now|the project|the repo|the repository|the team|this"
+    r" (?:repo|project)|our (?:project|repo|team|ci|build|docs))"
+    r"\s+(?:(?!it\b|this\b|that\b|them\b|the\b|these\b|those\b)\w+\s+)?"
+    r"(?:moved|switched|migrated|transitioned|changed|converted)\s+(?:over\s+|away\s+|back\s+)?"
+    r"(?:to|from|off)\b"
+    # "we switched to a set", "we moved to `pathlib`": a change of the code
+    r"(?!\s+(?:an?|x{2,}|using)\b)"
+)
+# Said without "we", the move is the project's only when what went with the old tool is named:
+# "Moved to pytest, this nose plugin is dead" (but "Moved to a helper" is an edit).
+MOVED_ON_SAID = (
+    r"(?:^|[:;,—–-]\s*)(?:moved|switched|migrated)\s+(?:over\s+)?(?:to|from|off)\s+(?!an?\b|x{2,})"
+    rf"(?:[^.!?;]|\.(?=\w))*{OBSOLETE}"
+)
+MOVED_ON = rf"{MOVED_ON_BY}|{MOVED_ON_SAID}"
+
+# A question that only asks for another look: "PTAL?", "Could you take another look?", "Better?"
+RE_REVIEW = (
+    r"^(?:(?:can|could|would) you (?:please )?(?:take|have) (?:a|another) (?:look|pass)"
+    r"|ptal|(?:does )?(?:this|that|it) (?:look|looks|seem|seems) (?:good|better|ok|okay|right|fine)"
+    r"|(?:look|looks) (?:good|better|ok|okay|fine)|better|good now|ok now|okay now|lgty)\b"
+    r"(?:\s*(?:now|to you|again))?\s*\?*$"
 )
