@@ -17,7 +17,7 @@ from continual.consolidation import consolidate_after
 from continual.maintenance.anchors import Anchors, context_of
 from continual.maintenance.records import record_provenance
 from continual.markers import parse_fix_marker
-from continual.replies import Verdict
+from continual.replies import Deferral, Verdict
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.times import to_ms
@@ -234,7 +234,7 @@ def write_back_pull(
     state: PullState,
     *,
     now: int,
-    judged: Mapping[int, Verdict] | None = None,
+    judged: Mapping[int, Verdict | Deferral] | None = None,
     analysis: Analysis | None = None,
 ) -> PullResult:
     """Decide one PR's threads and record one decision per thread (docs/writeback.md).

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
-from continual.replies import Verdict, classify_reply
+from continual.replies import Deferral, Verdict, classify_reply
 from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
 from continual.writeback.applied import RULE as APPLIED_RULE
@@ -314,7 +314,7 @@ class _Context:
     applied: Mapping[str, ThreadDecision]
     maintainers: set[str]
     merged_by_maintainer: bool
-    judged: Mapping[int, Verdict] | None
+    judged: Mapping[int, Verdict | Deferral] | None
 
 
 def _decide(context: _Context, thread: Thread) -> ThreadDecision | None:
@@ -353,7 +353,7 @@ def _decide(context: _Context, thread: Thread) -> ThreadDecision | None:
 def decide_pull(
     state: PullState,
     *,
-    judged: Mapping[int, Verdict] | None = None,
+    judged: Mapping[int, Verdict | Deferral] | None = None,
     analysis: Analysis | None = None,
 ) -> PullDecisions:
     """What maintainers decided on the suggestions of one PR: one decision per thread, the

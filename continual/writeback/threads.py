@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continual.markers import parse_fix_marker, parse_suggestion_marker
-from continual.replies import AGREEMENT_RULE, Verdict, classify_reply, classify_typed, is_undo
+from continual.replies import (
+    AGREEMENT_RULE,
+    Deferral,
+    Verdict,
+    classify_reply,
+    classify_typed,
+    is_undo,
+)
 from continual.values import Decision, Reason, Source
 from continual.writeback.authors import Author, is_app_bot, is_bot, is_maintainer
 
@@ -135,7 +142,7 @@ def undo_reply(thread: Thread, *, app_slug: str) -> ThreadComment | None:
 
 
 def decide_thread(
-    thread: Thread, *, app_slug: str, judged: Mapping[int, Verdict] | None = None
+    thread: Thread, *, app_slug: str, judged: Mapping[int, Verdict | Deferral] | None = None
 ) -> ThreadDecision | None:
     """The latest decision-bearing maintainer reply of a thread; None while it is discussion.
 
@@ -158,7 +165,7 @@ def decide_replies(
     *,
     undo: ThreadComment | None,
     verdicts: Mapping[int, Verdict | None],
-    judged: Mapping[int, Verdict] | None = None,
+    judged: Mapping[int, Verdict | Deferral] | None = None,
 ) -> ThreadDecision | None:
     """`decide_thread` from what was read once: the thread's `undo` and what the rules read in
     each maintainer reply (`verdicts`, by reply id)."""
@@ -176,7 +183,8 @@ def decide_replies(
         ):
             verdict = None
         if verdict is None and judged:
-            verdict = judged.get(reply.id)
+            found = judged.get(reply.id)  # a judged deferral decides nothing
+            verdict = found if isinstance(found, Verdict) else None
         if verdict is not None:
             counted.append((reply, verdict))
     return _latest(thread.suggestion_id, counted, Source.REPLY)

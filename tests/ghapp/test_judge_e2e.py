@@ -29,23 +29,25 @@ SLOW = "We kept quiet on this one, it only fires on the dev profile."
 OTHER_REPLY = "Thanks for the pointer on parse_config here."
 UNKNOWN_REASON = "this is a fair catch on the parser"
 CONTRIBUTOR = "Good point, fixing it now"
+OLD_CONTRACT = "Right, we can use the other helper for parse_config here."
 
 ANSWERS = {
-    ACCEPTED: {"decision": "accepted", "reason": "", "quote": "went with the approach"},
+    ACCEPTED: {"category": "accepted", "reason": "", "quote": "went with the approach"},
     DISMISSED: {
-        "decision": "dismissed",
+        "category": "dismissed",
         "reason": "false-positive",
         "quote": "this check would be dead code here",
     },
-    UNGROUNDED: {"decision": "accepted", "reason": "", "quote": "now carries this check"},
-    ELSEWHERE: {"decision": "accepted", "reason": "", "quote": "fixing it now"},
-    MALFORMED: {"raw": '{"decision": "accepted", "quote": '},
-    SLOW: {"decision": "accepted", "reason": "", "quote": "kept quiet", "sleep": 3 * TIMEOUT_S},
-    OTHER_REPLY: {"decision": "accepted", "reason": "", "quote": "Thanks", "reply_id": "other"},
-    UNKNOWN_REASON: {"decision": "dismissed", "reason": "too noisy", "quote": "fair catch"},
-    CONTRIBUTOR: {"decision": "accepted", "reason": "", "quote": "fixing it now"},
-    "accept": {"decision": "accepted", "reason": "", "quote": "accept"},
-    "Done, fixed": {"decision": "accepted", "reason": "", "quote": "Done"},
+    UNGROUNDED: {"category": "accepted", "reason": "", "quote": "now carries this check"},
+    ELSEWHERE: {"category": "accepted", "reason": "", "quote": "fixing it now"},
+    MALFORMED: {"raw": '{"category": "accepted", "quote": '},
+    SLOW: {"category": "accepted", "reason": "", "quote": "kept quiet", "sleep": 3 * TIMEOUT_S},
+    OTHER_REPLY: {"category": "accepted", "reason": "", "quote": "Thanks", "reply_id": "other"},
+    UNKNOWN_REASON: {"category": "dismissed", "reason": "too noisy", "quote": "fair catch"},
+    CONTRIBUTOR: {"category": "accepted", "reason": "", "quote": "fixing it now"},
+    OLD_CONTRACT: {"raw": '{"reply_id": null, "decision": "accepted", "quote": "Right"}'},
+    "accept": {"category": "accepted", "reason": "", "quote": "accept"},
+    "Done, fixed": {"category": "accepted", "reason": "", "quote": "Done"},
 }
 
 
@@ -101,6 +103,7 @@ UNDECIDED = (
     SLOW,
     OTHER_REPLY,
     UNKNOWN_REASON,
+    OLD_CONTRACT,
 )
 
 
@@ -138,6 +141,13 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
             "this check would be dead code here",
             "octocat",
         ),
+        planted[UNKNOWN_REASON]: (
+            "dismissed",
+            "unspecified",
+            "judge:judge",
+            "fair catch",
+            "octocat",
+        ),
         planted[TYPED]: ("accepted", None, "grammar.accept", "accept", "octocat"),
         planted[NATURAL]: ("accepted", None, "natural.done", "Done", "octocat"),
     }
@@ -161,7 +171,8 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
         MALFORMED: ("failed", "invalid-json"),
         SLOW: ("failed", "timeout"),
         OTHER_REPLY: ("other-reply", ""),
-        UNKNOWN_REASON: ("unknown-reason", ""),
+        UNKNOWN_REASON: ("dismissed", ""),
+        OLD_CONTRACT: ("failed", "bad-shape"),
     }
     assert states == {JobState.DONE.value}  # a failing judge fails no write-back
 
