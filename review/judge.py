@@ -20,6 +20,7 @@ MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 4_000  # the suggestion's body and replacement, the reply judged
 MAX_THREAD_BODY_CHARS = 2_000  # every other comment of the thread
 MAX_THREAD_COMMENTS = 30  # the suggestion comment, the reply judged and the replies nearest it
+MAX_THREAD_CHARS = 24_000  # of the other replies' bodies, as cut, together
 MAX_ANSWER_CHARS = 20_000
 MAX_QUOTE_CHARS = MAX_BODY_CHARS
 MAX_REASON_CHARS = 100
@@ -108,15 +109,20 @@ def _line(comment: ThreadComment, bound: int) -> dict[str, Any]:
 
 
 def _window(question: Question) -> tuple[list[ThreadComment], int]:
-    """The thread as sent: the suggestion comment, the reply judged and, within the bound, the
+    """The thread as sent: the suggestion comment, the reply judged and, within the bounds, the
     replies nearest it (before and after), oldest first; and how many were left out."""
     head, *replies = question.thread
-    if len(question.thread) <= MAX_THREAD_COMMENTS:
-        return list(question.thread), 0
     at = next(i for i, comment in enumerate(replies) if comment.id == question.reply.id)
-    nearest = sorted(range(len(replies)), key=lambda i: (abs(i - at), i))
-    kept = sorted(nearest[: MAX_THREAD_COMMENTS - 1])
-    return [head, *(replies[i] for i in kept)], len(replies) - len(kept)
+    kept, room = {at}, MAX_THREAD_CHARS
+    for i in sorted(range(len(replies)), key=lambda i: (abs(i - at), i)):
+        size = min(len(replies[i].body), MAX_THREAD_BODY_CHARS)
+        if i == at:
+            continue
+        if len(kept) >= MAX_THREAD_COMMENTS - 1 or size > room:
+            break
+        kept.add(i)
+        room -= size
+    return [head, *(replies[i] for i in sorted(kept))], len(replies) - len(kept)
 
 
 def build_judge_request(question: Question, *, seat: SeatConfig) -> dict[str, Any]:

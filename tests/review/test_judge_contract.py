@@ -23,6 +23,7 @@ from review.contract import CallFailed, FailureReason
 from review.judge import (
     MAX_BODY_CHARS,
     MAX_THREAD_BODY_CHARS,
+    MAX_THREAD_CHARS,
     MAX_THREAD_COMMENTS,
     SCHEMA,
     SYSTEM_PROMPT,
@@ -132,6 +133,18 @@ def test_untrusted_text_is_quoted_and_bounded() -> None:
     assert len(request["reply"]["body"]) == MAX_BODY_CHARS + len(" […]")
     assert len(request["thread"][1]["body"]) == MAX_THREAD_BODY_CHARS + len(" […]")
     assert len(request["suggestion"]["title"]) < 400 and len(prompt) < 20_000
+
+
+def test_a_thread_of_long_comments_is_sent_within_its_bound() -> None:
+    comments = [comment(100, "s1")]
+    comments += [reply(i, f"{i} " + "z" * 9_000, 100, author=CONTRIBUTOR) for i in range(1, 60)]
+    comments += [reply(60, FIRST, 100)]
+    [question] = undecided_replies(pull(*comments, known=KNOWN))
+    request = build_judge_request(question, seat=SEAT)
+    others = [line for line in request["thread"] if line["id"] not in (100, 60)]
+    assert sum(len(line["body"]) for line in others) <= MAX_THREAD_CHARS + 20 * len(others)
+    assert [line["id"] for line in others] == list(range(60 - len(others), 60))  # the nearest
+    assert request["left_out"] == 59 - len(others) and len(request["prompt"]) < 40_000
 
 
 def test_a_long_thread_keeps_the_suggestion_and_the_replies_nearest_the_one_judged() -> None:
@@ -366,3 +379,20 @@ def test_every_category_reads_as_it_binds(engine: Engine, tmp_path: Path, kind: 
     # Kept answers come back as they bound, without asking again.
     again = asyncio.run(judge_pull(engine, state_with(*bodies), seat=table_seat(judge), now=2))
     assert again.verdicts == run.verdicts and again.asked == 0 and again.kept == len(bodies)
+
+
+def test_the_documented_minimal_judge_abstains(engine: Engine, tmp_path: Path) -> None:
+    """The command seat docs/seats.md shows runs as written, and decides nothing."""
+    seed_tenant(engine)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "seats.md").read_text()
+    section = page[page.index("## The judge: `hindsight.judge/2`") :]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    script = tmp_path / "minimal_judge.py"
+    script.write_text(code)
+    config = SeatConfig(
+        name="minimal", lab="l", kind=SeatKind.COMMAND, command=(sys.executable, str(script))
+    )
+    run = asyncio.run(judge_pull(engine, state_with(FIRST), seat=make_seat(config), now=1))
+    assert (run.verdicts, run.asked, run.failed) == ({}, 1, 0)
+    with engine.connect() as conn:
+        assert conn.execute(select(JudgeVerdictRow.outcome)).scalars().all() == ["other"]
