@@ -1,8 +1,9 @@
 """Write-back bars: GitHub requests per write-back, its acknowledgements, the coalescing of a
 burst, and how fast threads are decided and applied.
 
-Run: `python bench/writeback.py`. For S ∈ {10, 100, 500} suggestions with 4 replies each, a real
-write-back runs against the GitHub simulator over HTTP and a SQLite store; the requests it makes
+Run: `python bench/writeback.py`. For S ∈ {10, 100, 500} suggestions with 4 replies each, and a
+push since that changes their line (so the acceptances read from text need the comparison), a
+real write-back runs against the GitHub simulator over HTTP and a SQLite store; the requests it makes
 are counted against the budget ⌈(S+R)/100⌉ + 2, and its acknowledgements (status edits, outside
 the budget) beside it, then again over the unchanged PR. Then the whole app on loopback gets 20
 replies in 2 s and the write-back runs are counted. Then 50,000 synthetic threads are decided.
@@ -119,16 +120,24 @@ def run_one(sim: GitHubSimulator, client: GitHubClient, workdir: Path, size: int
                 now=0,
             )
             store.set_comment_id(conn, sid, comment["id"])
+    # A push after the suggestions that changes their line: the acceptances read from text wait
+    # for that evidence, so the write-back makes its one comparison.
+    head = sim.synchronize(
+        REPO, number, files={"src/app.py": "@@ -1,1 +1,3 @@\n import os\n+x = 1\n+y = 2"}
+    )
     settings = Settings(database_url=url, app_slug="hindsight", store_dir=workdir)
     deps = build_deps(settings, engine=engine, github=client)
     sim.reset_log()
     started = time.perf_counter()
-    result = asyncio.run(write_back(deps, installation_id=1, repo=REPO, number=number))
+    # As a `synchronize` event would: the head is known before anything is read.
+    result = asyncio.run(
+        write_back(deps, installation_id=1, repo=REPO, number=number, head_sha=head)
+    )
     seconds = time.perf_counter() - started
     acknowledgements = len(sim.requests("PATCH"))
     requests = len(sim.requests()) - acknowledgements
     sim.reset_log()
-    asyncio.run(write_back(deps, installation_id=1, repo=REPO, number=number))
+    asyncio.run(write_back(deps, installation_id=1, repo=REPO, number=number, head_sha=head))
     again = len(sim.requests())
     engine.dispose()
     assert result is not None, "the suggestions were planted on this PR"

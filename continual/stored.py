@@ -42,6 +42,7 @@ class StoredSuggestion:
     proven: bool = False
     anchors: str | None = None  # JSON, continual.maintenance.Anchors
     comment_of: str | None = None
+    claim: str | None = None  # JSON, continual.writeback.binding.Claim
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:
@@ -100,6 +101,8 @@ class StoredReceipt:
     actor: str | None
     at_ms: int
     superseded: bool
+    evidence: str | None = None
+    evidence_commit: str | None = None
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:

@@ -114,6 +114,7 @@ class Pull(Shape):
 class Issue(Shape):
     number: Number
     pull_request: dict[str, Any] | None = None
+    state: StrictStr | None = None
     user: User | None = None
     author_association: StrictStr | None = None
     performed_via_github_app: dict[str, Any] | None = None

@@ -265,12 +265,16 @@ class GitHubSimulator(PushDriver, TalkDriver):
         files: Files | None = None,
         head_sha: str | None = None,
         author: str | None = None,
+        rewrite: bool = False,
     ) -> str:
         """Push to the head branch; ``files`` is the whole new diff. Answers the new head sha.
 
-        The pushed commit is authored by ``author`` (a login), by default the PR's author.
+        The pushed commit is authored by ``author`` (a login), by default the PR's author;
+        ``rewrite`` force-pushes a history unrelated to the old head.
         """
-        before, after = pulls.synchronize(self.world, repo, number, files, head_sha, author)
+        before, after = pulls.synchronize(
+            self.world, repo, number, files, head_sha, author, rewrite
+        )
         payload = self.payloads.pull_request("synchronize", repo, number, before=before)
         self._emit_event("pull_request", payload)
         return after

@@ -80,10 +80,13 @@ def synchronize(
     files: Files | None,
     head_sha: str | None,
     author: str | None = None,
+    rewrite: bool = False,
 ) -> tuple[str, str]:
     """Push a commit to the head branch; ``files`` is the pull request's whole new diff.
 
     The commit is authored by the PR's author unless ``author`` (a login) says otherwise.
+    ``rewrite`` force-pushes a history that shares nothing with the old head (a comparison
+    between them then answers 404, as GitHub's does).
     """
     with world.lock:
         pull = world.pull(full_name, number)
@@ -92,7 +95,7 @@ def synchronize(
         before = pull.head_sha
         after = world.add_commit(
             repo,
-            parents=[before],
+            parents=[] if rewrite else [before],
             files=changes,
             message=f"Update {pull.head_ref}",
             author=world.account(author) if author else pull.user,

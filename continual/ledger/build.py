@@ -40,6 +40,8 @@ def review_ledger(
     calls = queries.calls(conn, account_id)
     agreements = queries.agreements(conn, account_id)
     rules = queries.rules(conn, account_id)
+    held = queries.held(conn, account_id)
+    bound = queries.bound(conn, account_id)
     memory = {
         repository_id: dict(sorted(tally.items()))
         for repository_id, tally in states_by_repository(conn, account_id, now_ms=now).items()
@@ -82,7 +84,11 @@ def review_ledger(
                     for (seat, lens), found in sorted(by_seat.items())
                 ),
                 decisions_by_rule=rules.get(repository_id, ()),
-                decisions_by_signal=by_signal(rules.get(repository_id, ())),
+                decisions_by_signal=by_signal(
+                    rules.get(repository_id, ()),
+                    held.get(repository_id),
+                    bound.get(repository_id, ()),
+                ),
                 acceptance=Acceptance(
                     with_lessons=Counts.of(with_lessons),
                     without_lessons=Counts.of(without_lessons),
@@ -92,6 +98,7 @@ def review_ledger(
                 memory=memory.get(repository_id, {}),
                 suppressed=suppressed.get(repository_id, 0),
                 resolved=sum(s.resolved for s in mine),
+                bound_by_evidence=tuple(bound.get(repository_id, ())[: queries.BOUND_SHOWN]),
                 proofs=proofs.get(repository_id, {}),
                 lessons=own_lessons if brain else None,
                 handed=queries.handed_reviews(conn, account_id, repository_id) if brain else None,

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, func, select
 
 from continual.ledger.values import (
+    BoundDecision,
     CallFailure,
     Calls,
     EntryRevision,
     ReviewHanded,
     RuleCount,
+    signal_of,
 )
 from continual.summary import is_summary_id
 from continual.tables import (
@@ -217,3 +219,64 @@ def handed_reviews(
         )
         for r in rows
     )
+
+
+# The bound decisions the ledger lists per repository, newest first.
+BOUND_SHOWN = 20
+
+
+def held(conn: Connection, account_id: int) -> dict[int, Counter[tuple[str, str]]]:
+    """Per repository: the threads' claims (a reply that has not bound) by (signal, state)."""
+    out: defaultdict[int, Counter[tuple[str, str]]] = defaultdict(Counter)
+    rows = conn.execute(
+        select(Suggestion.repository_id, Suggestion.claim).where(
+            Suggestion.account_id == account_id, Suggestion.claim.is_not(None)
+        )
+    ).all()
+    for repository_id, claim in rows:
+        try:
+            value = json.loads(claim or "")
+            state, rule = str(value["state"]), str(value["rule"])
+        except (ValueError, KeyError, TypeError):
+            continue  # not a claim this version wrote: nothing to count
+        out[int(repository_id)][(signal_of(rule, "reply"), state)] += 1
+    return dict(out)
+
+
+def bound(conn: Connection, account_id: int) -> dict[int, list[BoundDecision]]:
+    """Per repository: the current decisions the code's evidence bound, newest first."""
+    rows = conn.execute(
+        select(
+            Suggestion.repository_id,
+            Receipt.suggestion_id,
+            Suggestion.path,
+            Receipt.decision,
+            Receipt.source,
+            Receipt.rule,
+            Receipt.evidence,
+            Receipt.evidence_commit,
+            Receipt.at_ms,
+        )
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(
+            Receipt.account_id == account_id,
+            Receipt.superseded.is_(False),
+            Receipt.evidence.is_not(None),
+        )
+        .order_by(Receipt.at_ms.desc(), Receipt.id.desc())
+    ).all()
+    out: defaultdict[int, list[BoundDecision]] = defaultdict(list)
+    for repository_id, sid, path, decision, source, rule, evidence, commit, at_ms in rows:
+        out[int(repository_id)].append(
+            BoundDecision(
+                suggestion=sid,
+                path=path,
+                decision=decision,
+                signal=signal_of(rule or "", source),
+                rule=rule or "",
+                evidence=evidence or "",
+                commit=commit,
+                at_ms=at_ms,
+            )
+        )
+    return dict(out)

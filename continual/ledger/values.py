@@ -90,11 +90,33 @@ class RuleCount:
 
 @dataclass(frozen=True, slots=True)
 class SignalCount:
-    """How many current decisions came from one kind of maintainer signal."""
+    """How many current decisions came from one kind of maintainer signal; `bound` of them were
+    bound by the code's evidence, and the threads whose latest reply of that signal has not
+    bound: `claimed` (an acceptance waiting for the change), `argued` (a dismissal waiting for
+    the close), `deferred`, `dropped` (closed without the evidence)."""
 
     signal: str
     accepted: int
     dismissed: int
+    bound: int = 0
+    claimed: int = 0
+    argued: int = 0
+    deferred: int = 0
+    dropped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BoundDecision:
+    """One current decision the code's evidence bound, and the commit that shows it."""
+
+    suggestion: str
+    path: str
+    decision: str
+    signal: str
+    rule: str
+    evidence: str  # lines-changed, replacement-landed, lines-kept
+    commit: str | None
+    at_ms: int
 
 
 # The kinds of signal a maintainer's decision can come from, in the order the ledger shows them.
@@ -120,19 +142,29 @@ def signal_of(rule: str, source: str) -> str:
     return "natural" if rule.startswith("natural") else "grammar"
 
 
-def by_signal(rules: tuple[RuleCount, ...]) -> tuple[SignalCount, ...]:
-    """Decisions per signal, every known signal listed (zeros included) and any other after."""
-    tally: dict[str, dict[str, int]] = {s: {"accepted": 0, "dismissed": 0} for s in SIGNALS}
+HELD_STATES = ("claimed", "argued", "deferred", "dropped")
+
+
+def by_signal(
+    rules: tuple[RuleCount, ...],
+    held: Mapping[tuple[str, str], int] | None = None,
+    bound: Iterable[BoundDecision] = (),
+) -> tuple[SignalCount, ...]:
+    """Decisions per signal, every known signal listed (zeros included) and any other after;
+    `held` counts the threads' claims by (signal, state), `bound` the decisions evidence bound."""
+    empty = {"accepted": 0, "dismissed": 0, "bound": 0, **{state: 0 for state in HELD_STATES}}
+    tally: dict[str, dict[str, int]] = {s: dict(empty) for s in SIGNALS}
     for rule in rules:
-        counts = tally.setdefault(
-            signal_of(rule.rule, rule.source), {"accepted": 0, "dismissed": 0}
-        )
+        counts = tally.setdefault(signal_of(rule.rule, rule.source), dict(empty))
         if rule.decision in counts:
             counts[rule.decision] += rule.count
-    return tuple(
-        SignalCount(signal, counts["accepted"], counts["dismissed"])
-        for signal, counts in tally.items()
-    )
+    for (signal, state), count in (held or {}).items():
+        counts = tally.setdefault(signal, dict(empty))
+        if state in counts:
+            counts[state] += count
+    for decision in bound:
+        tally.setdefault(decision.signal, dict(empty))["bound"] += 1
+    return tuple(SignalCount(signal, **counts) for signal, counts in tally.items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +222,8 @@ class RepositoryLedger:
     memory: Mapping[str, int]
     suppressed: int  # findings not posted: their mechanism was dismissed here (docs/writeback.md)
     resolved: int  # suggestions whose thread is resolved: evidence, never a decision
+    # the newest decisions the code's evidence bound, with the commit that shows it
+    bound_by_evidence: tuple[BoundDecision, ...] = ()
     # proofs of posted findings by outcome: proven, skipped-no-sandbox, still-failing, …
     proofs: Mapping[str, int] = field(default_factory=dict)
     lessons: tuple[Lesson, ...] | None = field(default=None, metadata={BRAIN: True})

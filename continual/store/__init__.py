@@ -26,6 +26,7 @@ from continual.store.receipts import (
 from continual.store.suggestions import (
     NewSuggestion,
     carried_by_comment,
+    note_claims,
     note_resolved,
     record_suggestion,
     repository_id,
@@ -49,6 +50,7 @@ __all__ = [
     "entry_tally",
     "live_entry",
     "new_id",
+    "note_claims",
     "note_resolved",
     "person_edit",
     "receipts_of",

@@ -26,6 +26,8 @@ class NewReceipt:
     rule: str | None = None
     span: str | None = None
     actor: str | None = None
+    evidence: str | None = None  # what bound it (continual.writeback.evidence.Bound)
+    evidence_commit: str | None = None  # the commit that shows it
 
 
 def receipts_of(conn: Connection, entry_id: str) -> list[StoredReceipt]:
@@ -79,15 +81,27 @@ def set_receipt(
     others = [r.id for r in same_source if r.decision != new.decision.value and not r.superseded]
     reason = new.reason.value if new.reason else None
     new = replace(new, span=redact_optional(new.span))  # a reply's words, stored redacted
+    shown = {"evidence": new.evidence, "evidence_commit": new.evidence_commit}
     if existing is not None and not existing.superseded and not others:
         if existing.reason == reason:
-            return False
+            if (existing.evidence, existing.evidence_commit) == (new.evidence, new.evidence_commit):
+                return False
+            # The same decision, now bound by other evidence (a later commit shows the change).
+            conn.execute(update(Receipt).where(Receipt.id == existing.id).values(**shown))
+            return True
         # The same decision for another reason (a dismissal edited from false-positive to
         # wont-fix): the reason decides where it suppresses, so the receipt follows it.
         conn.execute(
             update(Receipt)
             .where(Receipt.id == existing.id)
-            .values(reason=reason, rule=new.rule, span=new.span, actor=new.actor, at_ms=new.at_ms)
+            .values(
+                reason=reason,
+                rule=new.rule,
+                span=new.span,
+                actor=new.actor,
+                at_ms=new.at_ms,
+                **shown,
+            )
         )
         return True
     if others:
@@ -103,6 +117,7 @@ def set_receipt(
                 span=new.span,
                 actor=new.actor,
                 at_ms=new.at_ms,
+                **shown,
             )
         )
         return True
@@ -124,6 +139,7 @@ def set_receipt(
             actor=new.actor,
             at_ms=new.at_ms,
             superseded=False,
+            **shown,
         )
     )
     return True

@@ -84,6 +84,28 @@ def note_resolved(
     return changed
 
 
+def note_claims(
+    conn: Connection, suggestion_ids: Collection[str], claims: Mapping[str, str]
+) -> int:
+    """Record each thread's claim (JSON, its span redacted by the caller), or that it has none.
+
+    Returns how many suggestions changed; an unchanged thread is not written.
+    """
+    if not suggestion_ids:
+        return 0
+    rows = conn.execute(
+        select(Suggestion.id, Suggestion.claim).where(Suggestion.id.in_(suggestion_ids))
+    ).all()
+    changed = 0
+    for suggestion_id, stored in rows:
+        claim = claims.get(suggestion_id)
+        if claim == stored:
+            continue
+        conn.execute(update(Suggestion).where(Suggestion.id == suggestion_id).values(claim=claim))
+        changed += 1
+    return changed
+
+
 def repository_id(conn: Connection, full_name: str) -> int | None:
     """The id of the repository called `owner/name`, if the store knows it."""
     found = conn.execute(

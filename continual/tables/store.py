@@ -83,6 +83,9 @@ class Suggestion(Base):
     resolved_ms: Mapped[int | None] = mapped_column(BigInteger)
     # JSON: the paths and identifiers the lesson names that its context at the head holds.
     anchors: Mapped[str | None] = mapped_column(Text)
+    # JSON: a maintainer's reply on its thread that decided nothing yet — claimed, argued,
+    # deferred or dropped (continual.writeback.binding.Claim); None when there is none.
+    claim: Mapped[str | None] = mapped_column(Text)
 
 
 class Entry(Base):
@@ -183,3 +186,7 @@ class Receipt(Base):
     actor: Mapped[str | None] = mapped_column(String(100))
     at_ms: Mapped[int] = mapped_column(BigInteger)
     superseded: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The evidence that bound a reply's decision (lines-changed, replacement-landed, lines-kept)
+    # and the commit that shows it; None for a decision that binds at once.
+    evidence: Mapped[str | None] = mapped_column(String(32))
+    evidence_commit: Mapped[str | None] = mapped_column(String(40))

@@ -18,12 +18,14 @@ from continual.maintenance.anchors import Anchors, context_of
 from continual.maintenance.records import record_provenance
 from continual.markers import parse_fix_marker
 from continual.replies import Deferral, Verdict
+from continual.secrets import redact
 from continual.stored import StoredReceipt, StoredSuggestion
 from continual.tables import Receipt
 from continual.times import to_ms
 from continual.tombstones import is_tombstoned_source
 from continual.values import Decision, Source
 from continual.writeback.authors import bot_login
+from continual.writeback.binding import Claim
 from continual.writeback.pull import Analysis, PullDecisions, PullState, decide_pull
 from continual.writeback.threads import FixPull, ThreadDecision, decide_fix_pr
 
@@ -131,6 +133,8 @@ def _apply_to(conn: Connection, decision: ThreadDecision, *, now: int) -> bool |
         rule=decision.rule,
         span=decision.span,
         actor=decision.actor,
+        evidence=decision.evidence,
+        evidence_commit=decision.commit,
     )
     if not store.set_receipt(conn, current.id, suggestion.account_id, receipt, suggestion):
         return False
@@ -276,13 +280,20 @@ def write_back_pull(
     if changed:
         consolidate_after(engine, [d.suggestion_id for d in changed], now=now)
     resolved = 0
-    if state.reactions_read:  # read with the reactions; unknown when that read failed
-        with engine.begin() as conn:
+    claims = {sid: stored_claim(claim) for sid, claim in decided.claims.items()}
+    with engine.begin() as conn:
+        store.note_claims(conn, decided.threads, claims)
+        if state.reactions_read:  # read with the reactions; unknown when that read failed
             resolved = store.note_resolved(conn, decided.threads, decided.resolved, now=now)
     result = WritebackResult(
         len(decided.decisions), len(changed), len(cleared), tombstoned, conflicts, resolved
     )
     return PullResult(result, tuple(changed), tuple(cleared), decided)
+
+
+def stored_claim(claim: Claim) -> str:
+    """A claim as the suggestion keeps it: JSON, the reply's words redacted."""
+    return replace(claim, span=redact(claim.span)).to_json()
 
 
 def fix_pull_suggestion(conn: Connection, fix: FixPull) -> dict[str, str]:

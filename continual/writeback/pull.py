@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import cached_property
 
-from continual.replies import Deferral, Verdict, classify_reply
+from continual.replies import Deferral, Verdict
 from continual.stored import StoredSuggestion
 from continual.values import Decision, Source
 from continual.writeback.applied import RULE as APPLIED_RULE
 from continual.writeback.applied import Replacement, applied_suggestions, replacement_lines
 from continual.writeback.authors import Author, bot_login, is_bot, is_bot_account, is_maintainer
+from continual.writeback.binding import Claim, bind
+from continual.writeback.evidence import Bound, ChangesSince, Evidence, Lines, evidence_of
+from continual.writeback.readings import Analysis, Readings
 from continual.writeback.signals import (
     REACTION_RULES,
     Merge,
@@ -26,17 +28,10 @@ from continual.writeback.threads import (
     ThreadComment,
     ThreadDecision,
     build_threads,
-    decide_replies,
     undo_reply,
 )
 
-
-@dataclass(frozen=True)
-class ChangesSince:
-    """What landed on the pull request between an older head and its current one."""
-
-    patches: Mapping[str, str]  # unified diff by path
-    commit_authors: tuple[str, ...]  # logins of the commits' authors, oldest first
+__all__ = ["Analysis", "ChangesSince", "PullDecisions", "PullState", "ReadPlan", "analyse"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +56,8 @@ class PullState:
     merge: Merge | None = None
     maintainers: frozenset[str] = frozenset()
     reactions_read: bool = True  # False when GitHub would not answer the reactions read
+    closed: bool = False  # the pull request is merged or closed
+    judging: bool = False  # a judge reads the replies the rules leave undecided
 
     @property
     def bot_login(self) -> str:
@@ -73,59 +70,16 @@ class PullDecisions:
     no decision of its own has lost the one it had: a reply deleted, or edited into discussion).
 
     `undone` are threads a maintainer's `undo` cleared with no signal since; `resolved` maps the
-    suggestions whose thread is resolved to who resolved it (evidence, never a decision).
+    suggestions whose thread is resolved to who resolved it (evidence, never a decision);
+    `claims` the threads with no decision whose latest reply said something that has not bound
+    (claimed, argued, deferred, dropped: continual.writeback.binding).
     """
 
     decisions: tuple[ThreadDecision, ...]
     threads: tuple[str, ...]
     undone: tuple[str, ...] = ()
     resolved: Mapping[str, str] = field(default_factory=dict)
-
-
-class Readings(Mapping[int, Verdict | None]):
-    """What the rules read in each reply a person wrote, by reply id: each reply is classified
-    once, when a rule first asks for it (a reply no rule reads is never classified)."""
-
-    def __init__(self, replies: Iterable[ThreadComment], *, app_slug: str) -> None:
-        self._bodies = {reply.id: reply.body for reply in replies if not is_bot(reply.author)}
-        self._app_slug = app_slug
-        self._read: dict[int, Verdict | None] = {}
-
-    def __getitem__(self, reply_id: int) -> Verdict | None:
-        if reply_id not in self._read:
-            body = self._bodies[reply_id]
-            self._read[reply_id] = classify_reply(body, app_slug=self._app_slug)
-        return self._read[reply_id]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._bodies)
-
-    def __len__(self) -> int:
-        return len(self._bodies)
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """A pull request's threads, read once for a whole write-back: every plan of the door's
-    reads, the judge's questions and the decision share it.
-
-    `undos` is each thread's latest maintainer `undo` by suggestion id; `verdicts` what the rules
-    read in each reply a person (never a bot) wrote, by reply id.
-    """
-
-    threads: tuple[Thread, ...]
-    undos: Mapping[str, ThreadComment | None]
-    verdicts: Readings
-
-    @cached_property
-    def replied(self) -> frozenset[str]:
-        """The suggestions whose thread a reply decides, by the rules alone."""
-        return frozenset(
-            t.suggestion_id
-            for t in self.threads
-            if decide_replies(t, undo=self.undos[t.suggestion_id], verdicts=self.verdicts)
-            is not None
-        )
+    claims: Mapping[str, Claim] = field(default_factory=dict)
 
 
 def analyse(state: PullState) -> Analysis:
@@ -166,12 +120,36 @@ def plan_reads(state: PullState, analysis: Analysis | None = None) -> ReadPlan:
     maintainers = _maintainers(state)
     unknown = _unknown_actors(state, analysis, maintainers)
     vouched = maintainers | set(unknown)
+    settled = _settled(state, analysis)
     return ReadPlan(
-        signals=any(t.suggestion_id not in analysis.replied for t in analysis.threads),
+        signals=any(t.suggestion_id not in settled for t in analysis.threads),
         unknown_actors=unknown,
         comparison_base=_comparison_base(state, analysis, maintainers),
         comparison_if_vouched=_comparison_base(state, analysis, vouched) if unknown else None,
     )
+
+
+def _settled(state: PullState, analysis: Analysis) -> set[str]:
+    """Threads a reply decides: at once, or bound to the evidence read so far."""
+    settled = set(analysis.replied)
+    if state.changes is None and not state.closed:
+        return settled
+    base = state.changes.base if state.changes is not None else None
+    known = {s.id: s for s in state.known}
+    for thread in analysis.threads:
+        suggestion, reading = known.get(thread.suggestion_id), analysis.reading(thread)
+        if thread.suggestion_id in settled or suggestion is None or reading is None:
+            continue
+        evidence = evidence_of(
+            suggestion,
+            head_sha=state.head_sha,
+            base=base,
+            changes=state.changes,
+            closed=state.closed,
+        )
+        if bind(thread.suggestion_id, *reading, evidence).decision is not None:
+            settled.add(thread.suggestion_id)
+    return settled
 
 
 def _maintainers(state: PullState) -> set[str]:
@@ -219,13 +197,16 @@ def _author_fixes(state: PullState, analysis: Analysis) -> list[StoredSuggestion
 def _comparison_base(state: PullState, analysis: Analysis, maintainers: set[str]) -> str | None:
     """A suggestion with replacement code, posted on an earlier head, of a PR some maintainer took
     part in, can have been applied since; a suggestion of a merged PR whose author answered
-    "fixed" can have been fixed since. The oldest such head covers them all. A thread a reply
-    decides needs no comparison: a reply outranks what a comparison could find.
+    "fixed" can have been fixed since; a reply waiting for evidence needs to know whether the
+    lines changed. The oldest such head covers them all. A thread a reply decides at once needs
+    no comparison: a reply outranks what a comparison could find.
     """
     if state.head_sha is None:
         return None
     older = _replacements(state) if maintainers else []
-    older += _author_fixes(state, analysis)
+    older += _author_fixes(state, analysis) + analysis.waiting(
+        state.known, head_sha=state.head_sha, judging=state.judging
+    )
     older = [s for s in older if s.id not in analysis.replied]
     if not older:
         return None
@@ -300,6 +281,8 @@ def _applied(
             actor=hit.actor,
             at=state.read_at,
             reply_id=None,
+            evidence=Bound.LANDED,
+            commit=changes.commits[-1] if changes.commits else None,
         )
         for hit in found
     ]
@@ -315,15 +298,45 @@ class _Context:
     maintainers: set[str]
     merged_by_maintainer: bool
     judged: Mapping[int, Verdict | Deferral] | None
+    base: str | None  # the head the comparison started from, if one was read
+    resolved: Mapping[str, str]  # suggestion id -> the maintainer who resolved its thread
+
+    def evidence(self, suggestion: StoredSuggestion | None) -> Evidence:
+        """The thread's evidence, once per thread and write-back."""
+        state = self.state
+        if suggestion is None:  # the store no longer holds it: nothing binds
+            return Evidence(Lines.UNKNOWN, closed=state.closed)
+        return evidence_of(
+            suggestion,
+            head_sha=state.head_sha,
+            base=self.base,
+            changes=state.changes,
+            closed=state.closed,
+            resolved_by=self.resolved.get(suggestion.id),
+        )
 
 
-def _decide(context: _Context, thread: Thread) -> ThreadDecision | None:
-    """One thread's decision, by precedence: reply, reaction, applied, the author's merged fix."""
+def _decide(context: _Context, thread: Thread) -> tuple[ThreadDecision | None, Claim | None]:
+    """One thread's decision, by precedence: reply (bound to its evidence), reaction, applied,
+    the author's merged fix; and the reply's claim when it did not bind and nothing else decided."""
+    state, analysis = context.state, context.analysis
+    suggestion = next((s for s in state.known if s.id == thread.suggestion_id), None)
+    reading = analysis.reading(thread, context.judged)
+    claim = None
+    if reading is not None:
+        bound = bind(thread.suggestion_id, *reading, context.evidence(suggestion))
+        if bound.decision is not None:
+            return bound.decision, None
+        claim = bound.claim
+    return _signal(context, thread, suggestion), claim
+
+
+def _signal(
+    context: _Context, thread: Thread, suggestion: StoredSuggestion | None
+) -> ThreadDecision | None:
+    """A thread's decision by the signals beside replies: reaction, applied, the author's fix."""
     state, analysis = context.state, context.analysis
     undo = analysis.undos[thread.suggestion_id]
-    reply = decide_replies(thread, undo=undo, verdicts=analysis.verdicts, judged=context.judged)
-    if reply is not None:
-        return reply
     reactions = state.reactions.get(thread.comment_id, ())
     reaction = decide_reactions(
         thread.suggestion_id, reactions, maintainers=context.maintainers, undo=undo
@@ -336,18 +349,21 @@ def _decide(context: _Context, thread: Thread) -> ThreadDecision | None:
     if state.pr_author is None or merge is None or changes is None:
         return None
     acceptance = _acceptance(state, analysis, thread)
-    suggestion = next((s for s in state.known if s.id == thread.suggestion_id), None)
     if acceptance is None or suggestion is None or suggestion.head_sha == state.head_sha:
         return None
     if not context.merged_by_maintainer:
         return None
-    return decide_author_fix(
+    fixed = decide_author_fix(
         thread,
         acceptance,
         merge=merge,
         patch=changes.patches.get(suggestion.path),
         line=suggestion.line,
     )
+    if fixed is None:
+        return None
+    commit = changes.commits[-1] if changes.commits else None
+    return replace(fixed, evidence=Bound.CHANGED, commit=commit)
 
 
 def decide_pull(
@@ -358,37 +374,53 @@ def decide_pull(
 ) -> PullDecisions:
     """What maintainers decided on the suggestions of one PR: one decision per thread, the
     strongest signal of each (docs/writeback.md); applied suggestions and fixes only when the
-    changes were read.
+    changes were read. A reply's reading is bound to the thread's evidence
+    (continual.writeback.binding); one that does not bind is kept as the thread's claim.
 
-    `judged` maps reply ids to the judge's grounded verdicts (docs/writeback.md, "The judge"); a
-    judged reply stands where it stands in its thread, so a later decision still beats it.
-    `analysis` is the state's threads as the door's reads analysed them (`analyse`), built once.
+    `judged` maps reply ids to the judge's grounded verdicts or deferrals (docs/writeback.md,
+    "The judge"); a judged reply stands where it stands in its thread, so a later decision still
+    beats it, and it binds as a rule's reading does. `analysis` is the state's threads as the
+    door's reads analysed them (`analyse`), built once.
     """
     analysis = analysis or analyse(state)
     threads = analysis.threads
     maintainers = _maintainers(state)
+    base = _comparison_base(state, analysis, maintainers)
     applied: dict[str, ThreadDecision] = {}
-    if state.changes is not None and _comparison_base(state, analysis, maintainers) is not None:
+    if state.changes is not None and base is not None:
         applied = {d.suggestion_id: d for d in _applied(state, state.changes, maintainers)}
-    context = _Context(
-        state, analysis, applied, maintainers, _merged_by_maintainer(state, maintainers), judged
-    )
-    decisions: list[ThreadDecision] = []
-    undone: list[str] = []
-    for thread in threads:
-        decision = _decide(context, thread)
-        if decision is not None:
-            decisions.append(decision)
-        elif analysis.undos[thread.suggestion_id] is not None:
-            undone.append(thread.suggestion_id)
-    read = {t.suggestion_id for t in threads}
-    decisions += [d for sid, d in applied.items() if sid not in read]  # its comment was deleted
+    if state.changes is not None and state.changes.base is not None:
+        base = state.changes.base
     resolved = {
         t.suggestion_id: by
         for t in threads
         if (by := state.resolved.get(t.comment_id))
         and _resolved_by_maintainer(state, by, maintainers)
     }
+    context = _Context(
+        state,
+        analysis,
+        applied,
+        maintainers,
+        _merged_by_maintainer(state, maintainers),
+        judged,
+        base,
+        resolved,
+    )
+    decisions: list[ThreadDecision] = []
+    undone: list[str] = []
+    claims: dict[str, Claim] = {}
+    for thread in threads:
+        decision, claim = _decide(context, thread)
+        if decision is not None:
+            decisions.append(decision)
+            continue
+        if claim is not None:
+            claims[thread.suggestion_id] = claim
+        if analysis.undos[thread.suggestion_id] is not None:
+            undone.append(thread.suggestion_id)
+    read = {t.suggestion_id for t in threads}
+    decisions += [d for sid, d in applied.items() if sid not in read]  # its comment was deleted
     return PullDecisions(
-        tuple(decisions), tuple(t.suggestion_id for t in threads), tuple(undone), resolved
+        tuple(decisions), tuple(t.suggestion_id for t in threads), tuple(undone), resolved, claims
     )

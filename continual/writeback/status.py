@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from continual.markers import STATUS_MARKER, split_status
 from continual.stored import StoredReceipt
+from continual.writeback.binding import Claim, Held
 
 SOURCE_WORDS = {
     "reply": "a reply",
@@ -17,6 +18,22 @@ SOURCE_WORDS = {
 }
 RECORDED = "**Hindsight recorded:** {decision}{reason} — by @{actor}, from {source} (`{rule}`)."
 NOTHING = "**Hindsight recorded:** no decision now (what decided was undone, edited or deleted)."
+EVIDENCE = {
+    "lines-changed": "the commented lines changed",
+    "replacement-landed": "the suggested code landed",
+    "lines-kept": "the pull request closed with the commented lines as they were",
+}
+HELD = {
+    Held.CLAIMED: "accepted — waiting for the change",
+    Held.ARGUED: "dismissed{reason} — waiting for the merge or close with these lines unchanged",
+    Held.DEFERRED: "deferred — no decision; the suggestion stays a candidate for later",
+}
+DROPPED = {
+    "accepted": "not accepted — the pull request closed with the commented lines unchanged "
+    "(or their file deleted or renamed)",
+    "dismissed": "not dismissed — the commented lines changed before the pull request closed",
+}
+CLAIM = "**Hindsight recorded:** {state} — said by @{actor} in a reply (`{rule}`)."
 HOW_TO_CHANGE = (
     "To change it: edit or delete the reply that decided, reply `undo` (maintainers), or reply "
     "with a command: `accept`, or `dismiss <reason>` with one of false-positive, wont-fix, "
@@ -32,6 +49,7 @@ class ThreadStatus:
     comment_id: int
     body: str
     receipt: StoredReceipt | None
+    claim: Claim | None = None
 
 
 @dataclass(frozen=True)
@@ -43,12 +61,21 @@ class StatusEdit:
     body: str
 
 
-def render_status(receipt: StoredReceipt | None) -> str:
-    """The block that follows STATUS_MARKER: the recorded decision, or that none is recorded.
+def render_status(receipt: StoredReceipt | None, claim: Claim | None = None) -> str:
+    """The block that follows STATUS_MARKER: the recorded decision and the evidence that bound
+    it, else the thread's claim, else that none is recorded.
 
-    Made only of values the app chose (decision, reason, login, source, rule), never of anyone's
-    words: a reply's text cannot inject anything here.
+    Made only of values the app chose (decision, reason, login, source, rule, a commit sha from
+    GitHub's comparison), never of anyone's words: a reply's text cannot inject anything here.
     """
+    if receipt is None and claim is not None:
+        reason = f" ({claim.reason})" if claim.reason else ""
+        if claim.state is Held.DROPPED:
+            state = DROPPED[claim.decision.value if claim.decision else "accepted"]
+        else:
+            state = HELD[claim.state].format(reason=reason)
+        line = CLAIM.format(state=state, actor=claim.actor, rule=claim.rule)
+        return f"{line}\n\n{HOW_TO_CHANGE}"
     if receipt is None:
         return f"{NOTHING}\n\n{HOW_TO_CHANGE}"
     line = RECORDED.format(
@@ -58,6 +85,10 @@ def render_status(receipt: StoredReceipt | None) -> str:
         source=SOURCE_WORDS.get(receipt.source, receipt.source),
         rule=receipt.rule or receipt.source,
     )
+    shown = EVIDENCE.get(receipt.evidence or "")
+    if shown is not None:
+        commit = receipt.evidence_commit
+        line += f" Evidence: {shown}" + (f" (`{commit[:12]}`)." if commit else ".")
     return f"{line}\n\n{HOW_TO_CHANGE}"
 
 
@@ -68,9 +99,9 @@ def without_status(body: str) -> str:
     return head.rstrip()
 
 
-def with_status(body: str, receipt: StoredReceipt | None) -> str:
+def with_status(body: str, receipt: StoredReceipt | None, claim: Claim | None = None) -> str:
     """The body with exactly one status block at its end, replacing the one it had."""
-    return f"{without_status(body)}\n\n{STATUS_MARKER}\n{render_status(receipt)}"
+    return f"{without_status(body)}\n\n{STATUS_MARKER}\n{render_status(receipt, claim)}"
 
 
 def status_edits(threads: Iterable[ThreadStatus]) -> list[StatusEdit]:
@@ -78,9 +109,9 @@ def status_edits(threads: Iterable[ThreadStatus]) -> list[StatusEdit]:
     none for a thread that never had a decision and none when the status is already right."""
     edits = []
     for thread in threads:
-        if thread.receipt is None and STATUS_MARKER not in thread.body:
+        if thread.receipt is None and thread.claim is None and STATUS_MARKER not in thread.body:
             continue
-        body = with_status(thread.body, thread.receipt)
+        body = with_status(thread.body, thread.receipt, thread.claim)
         if body != thread.body:
             edits.append(StatusEdit(thread.suggestion_id, thread.comment_id, body))
     return edits

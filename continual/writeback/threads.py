@@ -9,11 +9,13 @@ from datetime import datetime
 from continual.markers import parse_fix_marker, parse_suggestion_marker
 from continual.replies import (
     AGREEMENT_RULE,
+    Binding,
     Deferral,
     Verdict,
     classify_reply,
     classify_typed,
     is_undo,
+    read_deferral,
 )
 from continual.values import Decision, Reason, Source
 from continual.writeback.authors import Author, is_app_bot, is_bot, is_maintainer
@@ -56,6 +58,9 @@ class ThreadDecision:
     actor: str
     at: datetime
     reply_id: int | None
+    # The evidence that bound it (continual.writeback.evidence.Bound), and the commit showing it.
+    evidence: str | None = None
+    commit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -141,10 +146,27 @@ def undo_reply(thread: Thread, *, app_slug: str) -> ThreadComment | None:
     return max(undos, key=_order, default=None)
 
 
+Reading = tuple[ThreadComment, Verdict | Deferral]
+# Typed words that report a change rather than command a decision: "fixed", "applied" say the
+# code changed, so the code is asked (docs/writeback.md, "Verdicts bound to evidence").
+_REPORTS = ("fixed", "applied")
+
+
+def binding_of(verdict: Verdict) -> Binding:
+    """When a verdict may decide: as it was read, except that a typed `fixed` or `applied` is a
+    report of a change and binds on the evidence, as a natural acceptance does."""
+    word = verdict.span.lower().rstrip(" .!:;,").rsplit(maxsplit=1)[-1:]
+    if verdict.rule == "grammar.accept" and word and word[0].lstrip("/") in _REPORTS:
+        return Binding.EVIDENCE
+    return verdict.binding
+
+
 def decide_thread(
     thread: Thread, *, app_slug: str, judged: Mapping[int, Verdict | Deferral] | None = None
 ) -> ThreadDecision | None:
-    """The latest decision-bearing maintainer reply of a thread; None while it is discussion.
+    """The thread's decision by its replies alone, when the latest reply that says something
+    decides at once (a typed command, an unambiguous refusal); None while it is discussion, or
+    while what it says waits for evidence (`continual.writeback.binding`).
 
     Latest means by creation time, then id: an edit changes what a reply says (bodies are read as
     they are now), not where it stands in the thread. The decision's `at` is the edit time, if any.
@@ -166,28 +188,59 @@ def decide_replies(
     undo: ThreadComment | None,
     verdicts: Mapping[int, Verdict | None],
     judged: Mapping[int, Verdict | Deferral] | None = None,
+    deferrals: Mapping[int, Deferral | None] | None = None,
 ) -> ThreadDecision | None:
     """`decide_thread` from what was read once: the thread's `undo` and what the rules read in
     each maintainer reply (`verdicts`, by reply id)."""
-    counted = []
+    reading = latest_reading(
+        thread, undo=undo, verdicts=verdicts, judged=judged, deferrals=deferrals
+    )
+    if reading is None:
+        return None
+    reply, verdict = reading
+    if not isinstance(verdict, Verdict) or binding_of(verdict) is not Binding.AT_ONCE:
+        return None
+    return _latest(thread.suggestion_id, [(reply, verdict)], Source.REPLY)
+
+
+def latest_reading(
+    thread: Thread,
+    *,
+    undo: ThreadComment | None,
+    verdicts: Mapping[int, Verdict | None],
+    judged: Mapping[int, Verdict | Deferral] | None = None,
+    deferrals: Mapping[int, Deferral | None] | None = None,
+) -> Reading | None:
+    """The latest maintainer reply after the thread's `undo` that says something — a verdict or
+    a deferral — with what it says. A verdict that does not bind at once yields to a deferral
+    the same reply states ("good point, let's do it in a follow-up"); the judge is read for a
+    reply the rules leave undecided. `deferrals` is what `read_deferral` reads, by reply id
+    (read here when not given)."""
+    found: Reading | None = None
     for reply in thread.replies:
         if not is_maintainer(reply.author):
             continue
         if undo is not None and _order(reply) <= _order(undo):
             continue
-        verdict = verdicts.get(reply.id)
+        verdict: Verdict | Deferral | None = verdicts.get(reply.id)
         if (
-            verdict is not None
+            isinstance(verdict, Verdict)
             and verdict.rule == AGREEMENT_RULE
             and _answers_someone(thread, reply)
         ):
             verdict = None
         if verdict is None and judged:
-            found = judged.get(reply.id)  # a judged deferral decides nothing
-            verdict = found if isinstance(found, Verdict) else None
-        if verdict is not None:
-            counted.append((reply, verdict))
-    return _latest(thread.suggestion_id, counted, Source.REPLY)
+            verdict = judged.get(reply.id)
+        if verdict is None or (
+            isinstance(verdict, Verdict) and binding_of(verdict) is not Binding.AT_ONCE
+        ):
+            deferral = (
+                deferrals.get(reply.id) if deferrals is not None else read_deferral(reply.body)
+            )
+            verdict = deferral or verdict
+        if verdict is not None and (found is None or _order(reply) >= _order(found[0])):
+            found = (reply, verdict)
+    return found
 
 
 def _answers_someone(thread: Thread, reply: ThreadComment) -> bool:

@@ -53,6 +53,17 @@ def print_ledger(ledger: RepositoryLedger) -> None:
         if s.accepted or s.dismissed
     ]
     print(f"  decisions by signal (accepted/dismissed): {', '.join(signals) or 'none yet'}")
+    waiting = [
+        f"{s.signal}: {s.bound} bound by evidence, {s.claimed} claimed, {s.argued} argued, "
+        f"{s.deferred} deferred, {s.dropped} dropped"
+        for s in ledger.decisions_by_signal
+        if s.bound or s.claimed or s.argued or s.deferred or s.dropped
+    ]
+    for line in waiting:
+        print(f"  replies and evidence, {line}")
+    for bound in ledger.bound_by_evidence:
+        commit = f" in {bound.commit[:12]}" if bound.commit else ""
+        print(f"  {bound.decision} {bound.suggestion} ({bound.path}): {bound.evidence}{commit}")
     for rule in ledger.decisions_by_rule:
         print(f"  decided by {rule.rule} ({rule.source}): {rule.count} {rule.decision}")
     if ledger.by_seat_and_lens:

@@ -42,9 +42,14 @@ def _threads(engine: Engine, read: Read, result: PullResult) -> list[ThreadStatu
     heads = [t for t in read.analysis.threads if t.suggestion_id in decided]
     bodies = {c.id: c.body for c in read.state.comments}
     receipts = thread_receipts(engine, [t.suggestion_id for t in heads])
+    claims = result.decided.claims
     return [
         ThreadStatus(
-            t.suggestion_id, t.comment_id, bodies[t.comment_id], receipts.get(t.suggestion_id)
+            t.suggestion_id,
+            t.comment_id,
+            bodies[t.comment_id],
+            receipts.get(t.suggestion_id),
+            claims.get(t.suggestion_id),
         )
         for t in heads
     ]

@@ -64,6 +64,7 @@ async def write_back(
     number: int,
     head_sha: str | None = None,
     pr_author: Author | None = None,
+    closed: bool = False,
 ) -> PullResult | None:
     """Record what maintainers did with our suggestions on one PR; None when it has none of ours.
 
@@ -77,6 +78,7 @@ async def write_back(
         return None
     slug = await deps.github.app_slug(deps.settings.app_slug)
     client = deps.github.installation(installation_id)
+    config = deps.review_config
     read = await read_pull(
         client,
         repo=repo,
@@ -86,6 +88,8 @@ async def write_back(
         read_at=from_ms(deps.clock()),
         head_sha=head_sha,
         pr_author=pr_author,
+        closed=closed,
+        judging=config is not None and config.decisions.judge is not None,
     )
     judged = await _judged(deps, read.state, read.analysis)
     result = await asyncio.to_thread(
@@ -96,7 +100,6 @@ async def write_back(
         judged=judged,
         analysis=read.analysis,
     )
-    config = deps.review_config
     settings = config.writeback if config is not None else WritebackSettings()
     acknowledged = await acknowledge(
         client, deps.engine, repo=repo, read=read, result=result, mode=settings.acknowledge
@@ -222,6 +225,7 @@ async def on_writeback(deps: Deps, job: ClaimedJob, event: PullEvent) -> None:
         number=number,
         head_sha=head.sha if head is not None else None,
         pr_author=author_of(pull),
+        closed=pull.state == "closed",
     )
     if closed and isinstance(pull, Pull) and pull.merged and pull.merge_commit_sha is not None:
         await asyncio.to_thread(_note_merge, deps, repo, number, pull.merge_commit_sha)

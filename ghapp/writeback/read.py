@@ -109,9 +109,14 @@ async def _changes(
         comparison = await client.compare(repo, base, head)
     except Gone:  # the old head is no longer reachable (force-push): nothing to compare
         return None
+    gone = {f.filename for f in comparison.files if f.status == "removed"}
+    gone |= {f.previous_filename for f in comparison.files if f.previous_filename}
     return ChangesSince(
         patches={f.filename: f.patch or "" for f in comparison.files},
         commit_authors=tuple(c.author.login for c in comparison.commits if c.author is not None),
+        commits=tuple(c.sha for c in comparison.commits if c.sha),
+        gone=frozenset(gone),
+        base=base,
     )
 
 
@@ -142,11 +147,15 @@ async def read_pull(
     read_at: datetime,
     head_sha: str | None,
     pr_author: Author | None,
+    closed: bool = False,
+    judging: bool = False,
 ) -> Read:
     """The review comments (one request per 100); the threads' reactions, resolutions and the
     merge with one GraphQL request per 100 threads unless every thread is decided by a reply;
     a permission read per unknown reactor while the budget allows; and one compare when the core
-    asks for one (docs/writeback.md, "What a write-back costs")."""
+    asks for one — applied suggestions, authors' fixes, replies waiting for evidence
+    (docs/writeback.md, "What a write-back costs"). `closed`: the PR is merged or closed;
+    `judging`: a judge will read the replies the rules leave undecided."""
     comments = await client.list_review_comments(repo, number)
     requests = math.ceil(max(len(comments), 1) / PAGE)
     state = PullState(
@@ -156,9 +165,16 @@ async def read_pull(
         read_at=read_at,
         head_sha=head_sha,
         pr_author=pr_author,
+        closed=closed,
+        judging=judging,
     )
     analysis = analyse(state)  # the threads, built once; each plan below reads them
     permission_reads = 0
+    early = plan_reads(state, analysis).comparison_base if head_sha is not None else None
+    if early is not None and head_sha is not None:
+        # The head is known: compare first, so that replies the evidence binds need no more reads.
+        state = replace(state, changes=await _changes(client, repo, early, head_sha))
+        requests += 1
     if plan_reads(state, analysis).signals:
         try:
             read = await client.pull_threads(repo, number)
@@ -167,7 +183,7 @@ async def read_pull(
                 "review threads not read", extra={"repo": repo, "pr": number, "error": str(exc)}
             )
             state = replace(state, reactions_read=False)
-            return await _finish(client, repo, state, analysis, requests + 1, 0)
+            return await _finish(client, repo, state, analysis, requests + 1, 0, early)
         requests += max(1, math.ceil((len(read.threads) + read.unreadable) / PAGE))
         if read.unreadable:
             log.warning(
@@ -180,14 +196,14 @@ async def read_pull(
         if unknown:
             known_ids = {s.comment_id for s in known if s.comment_id is not None}
             ours = sum(1 for c in comments if {c.id, c.in_reply_to_id} & known_ids)
-            compare = plan.comparison_if_vouched is not None
+            compare = plan.comparison_if_vouched is not None and early is None
             allowed = max(budget(ours) - requests - compare, 0)
             state = replace(state, maintainers=await _maintainers(client, repo, unknown, allowed))
             permission_reads = min(len(unknown), allowed)
             requests += permission_reads
-        finished = await _finish(client, repo, state, analysis, requests, permission_reads)
+        finished = await _finish(client, repo, state, analysis, requests, permission_reads, early)
         return replace(finished, unreadable_threads=read.unreadable)
-    return await _finish(client, repo, state, analysis, requests, permission_reads)
+    return await _finish(client, repo, state, analysis, requests, permission_reads, early)
 
 
 async def _finish(
@@ -197,10 +213,12 @@ async def _finish(
     analysis: Analysis,
     requests: int,
     permission_reads: int,
+    compared: str | None,
 ) -> Read:
-    """The one comparison the core asks for, if any."""
+    """The one comparison the core asks for, if any and not made yet (`compared`: the base of
+    the one made before the threads read)."""
     base = plan_reads(state, analysis).comparison_base
-    if base is not None and state.head_sha is not None:
+    if base is not None and state.head_sha is not None and compared is None:
         state = replace(state, changes=await _changes(client, repo, base, state.head_sha))
         requests += 1
     return Read(state, analysis, requests, permission_reads)

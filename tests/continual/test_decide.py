@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,7 +13,8 @@ from continual.entry_keys import entry_key
 from continual.markers import render_fix_marker, with_suggestion_marker
 from continual.values import Decision, Reason, Source
 from continual.writeback.authors import Author, is_maintainer
-from continual.writeback.pull import PullState, decide_pull
+from continual.writeback.binding import Held
+from continual.writeback.pull import ChangesSince, PullState, decide_pull
 from continual.writeback.threads import (
     FixPull,
     Thread,
@@ -63,6 +65,26 @@ def reply(
 def decide(*comments: ThreadComment, known: tuple[str, ...] = ("s1", "s2")) -> list[ThreadDecision]:
     state = PullState(SLUG, comments, tuple(stored_suggestion(sid) for sid in known), T0)
     return list(decide_pull(state).decisions)
+
+
+# A push since the suggestion's head ("a" * 40) that changes its commented line (12).
+CHANGE = ChangesSince(
+    {"src/app.py": "@@ -11,2 +11,2 @@\n x = 1\n-y = parse_config()\n+y = parse_config() or {}"},
+    ("olivia",),
+    commits=("3f2a1c9" + "0" * 33,),
+    base="a" * 40,
+)
+
+
+def decide_changed(*comments: ThreadComment) -> tuple[list[ThreadDecision], dict[str, Held]]:
+    """The decisions, and the claims' states, once the commented lines changed since the
+    suggestion; without that change a natural acceptance is only claimed."""
+    known = (stored_suggestion("s1"),)
+    state = PullState(SLUG, comments, known, T0, head_sha="b" * 40, changes=CHANGE)
+    decided = decide_pull(state)
+    unchanged = decide_pull(replace(state, head_sha="a" * 40, changes=None))
+    assert not [d for d in unchanged.decisions if d.source is Source.REPLY and d.evidence]
+    return list(decided.decisions), {sid: c.state for sid, c in unchanged.claims.items()}
 
 
 # --- who counts -------------------------------------------------------------------------------
@@ -186,11 +208,14 @@ def test_the_latest_decision_bearing_reply_wins() -> None:
     assert decision.at == T0 + timedelta(minutes=5)
 
 
-def test_agreement_alone_accepts_when_it_answers_the_suggestion() -> None:
-    [decision] = decide(suggestion(), reply(1, "Good catch!", minutes=1))
+def test_agreement_alone_accepts_when_it_answers_the_suggestion_and_the_lines_changed() -> None:
+    # Agreement without a change is only claimed; the change since the suggestion binds it.
+    assert decide(suggestion(), reply(1, "Good catch!", minutes=1)) == []
+    [decision], claims = decide_changed(suggestion(), reply(1, "Good catch!", minutes=1))
     assert (decision.decision, decision.rule) == (Decision.ACCEPTED, "natural.agreed")
+    assert (decision.evidence, claims) == ("lines-changed", {"s1": Held.CLAIMED})
     # The replier's own earlier words and a bot's chatter do not change whom it answers.
-    [decision] = decide(
+    [decision], _ = decide_changed(
         suggestion(),
         reply(1, "Looking at this now", minutes=1),
         reply(2, "ci passed", BOT_BY_LOGIN, minutes=2),
@@ -219,14 +244,19 @@ def test_agreement_with_a_colleague_does_not_accept_the_suggestion() -> None:
 
 
 def test_accept_then_later_dismiss_then_accept_again() -> None:
-    [decision] = decide(
+    thread = (
         suggestion(),
         reply(1, "accept", minutes=1),
         reply(2, "dismiss wont-fix", minutes=2),
         reply(3, "Good catch, fixed in 3f2a1c9.", minutes=3),
     )
+    # The latest reply claims the fix: it takes back the typed dismissal, but accepts only once
+    # the lines changed, in the commit it names.
+    assert decide(*thread) == []
+    [decision], claims = decide_changed(*thread)
     assert decision.decision is Decision.ACCEPTED
     assert decision.rule == "natural.fixed-in-sha"
+    assert (decision.commit, claims) == (CHANGE.commits[0], {"s1": Held.CLAIMED})
 
 
 def test_ties_on_time_are_broken_by_id() -> None:

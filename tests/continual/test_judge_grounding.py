@@ -24,6 +24,7 @@ from continual.replies import Binding, Deferral, Verdict
 from continual.tables import JudgeVerdictRow
 from continual.values import Decision, Reason, Source
 from continual.writeback.authors import Author
+from continual.writeback.binding import Held
 from continual.writeback.pull import decide_pull
 from continual.writeback.threads import ThreadComment
 from tests.continual.test_pull import CONTRIBUTOR, T0, comment, pull, reply
@@ -267,6 +268,27 @@ def test_a_kept_outcome_this_version_cannot_read_decides_nothing(engine: Engine)
     assert judgement.detail is not None and "'none'" in judgement.detail
 
 
-def test_a_judged_deferral_is_no_decision() -> None:
+@pytest.mark.parametrize(
+    ("answer", "held"),
+    [
+        (JudgeAnswer(Category.ACCEPTED, "", "the approach"), Held.CLAIMED),
+        (JudgeAnswer(Category.DISMISSED, "style", "the approach"), Held.ARGUED),
+        (JudgeAnswer(Category.DEFERRED, "", "the approach"), Held.DEFERRED),
+    ],
+    ids=["accepted-is-claimed", "dismissed-is-argued", "deferred"],
+)
+def test_a_judged_reading_binds_as_a_natural_one(answer: JudgeAnswer, held: Held) -> None:
+    """With no change to the commented lines and the pull request open, nothing the judge says
+    decides: an acceptance is claimed, a dismissal argued, a deferral deferred."""
     state = pull(comment(100, "s1"), reply(2, UNDECIDED, 100), known=KNOWN)
-    assert decide_pull(state, judged={2: Deferral("judge:j", "the approach")}).decisions == ()
+    _, reading = ground(answer, state.comments[1], seat="j")
+    assert reading is not None
+    decided = decide_pull(state, judged={2: reading})
+    assert decided.decisions == ()
+    claim = decided.claims["s1"]
+    assert (claim.state, claim.rule, claim.span, claim.reply_id) == (
+        held,
+        "judge:j",
+        "the approach",
+        2,
+    )

@@ -1,4 +1,4 @@
-"""Migration 0021: the judge's kept answers name their contract; old answers are never replayed."""
+"""Migration 0022: the judge's kept answers name their contract; old answers are never replayed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ghapp.db import alembic_config
 from tests.continual.test_pull import reply
 from tests.support.migrations import NOW, upgrade
 
-REVISION = "0021_judge_contract"
+REVISION = "0022_judge_contract"
 BODY = "I went with the approach from the other module in the end."
 
 
@@ -63,7 +63,7 @@ def test_old_answers_are_kept_as_old_and_the_revision_is_asked_again(
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as conn:
         config.attributes["connection"] = conn
-        command.downgrade(config, "0022_redact_stored_secrets")
+        command.downgrade(config, "0021_thread_evidence")
     with engine.connect() as conn:
         rows = conn.exec_driver_sql("SELECT outcome FROM judge_verdicts").scalars().all()
     assert rows == ["accepted"]

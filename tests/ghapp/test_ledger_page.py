@@ -83,7 +83,10 @@ def test_sign_in_and_read_the_ledger(
         for row in browser.find_elements(By.CSS_SELECTOR, "#by-signal tbody tr")
     }
     reaction = next(x for x in ledger.decisions_by_signal if x.signal == "reaction")
-    assert signals["reaction"] == f"reaction {reaction.accepted} {reaction.dismissed}"
+    assert signals["reaction"] == (
+        f"reaction {reaction.accepted} {reaction.dismissed} {reaction.bound} {reaction.claimed} "
+        f"{reaction.argued} {reaction.deferred} {reaction.dropped}"
+    )
     assert reaction.dismissed > 0
     with_lessons = browser.find_element(By.ID, "rate-with").text
     assert with_lessons == shown_rate(ledger.acceptance.with_lessons.acceptance_rate)

@@ -216,6 +216,11 @@ def test_a_dismissal_later_turned_into_an_acceptance(app: Harness) -> None:
     say(app, number, comment, "No, this is intentional: the loop stays explicit.")
     assert [(row[0], row[1], row[3]) for row in current(app)] == [(sid, "dismissed", "reply")]
     say(app, number, comment, "Thinking again, you are right. Fixed in 3f2a1c.")
+    # The later reply takes the dismissal back, but accepts only once the lines changed.
+    assert current(app) == []
+    app.sim.advance_clock(5)
+    app.sim.synchronize(REPO, number, files={"src/app.py": FIX})
+    app.settle()
     assert current(app) == [(sid, "accepted", None, "reply", "octocat")]
 
 

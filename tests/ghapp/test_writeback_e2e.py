@@ -358,12 +358,18 @@ def list_requests(app: Harness, number: int) -> int:
 def test_a_reply_long_after_the_merge_still_decides(app: Harness) -> None:
     number = open_pull(app)
     sid, comment = app.plant_suggestion(number)
+    # The commented line (2) changes before the merge: the evidence a "fixed" needs.
+    fix = "@@ -1,2 +1,4 @@\n import os\n+config = parse_config()\n+assert config\n print(config)"
+    head = app.sim.synchronize(REPO, number, files={"src/app.py": fix})
+    app.settle()
     close(app, number, merged=True)
     assert receipts(app) == []
     # Nothing else happens on the PR: no new head, no close; the reply alone runs the write-back.
     maintainer(app, number, comment, "Good catch, fixed in 3f2a1c9.")
     app.settle()
-    assert [(r.suggestion_id, r.decision) for r in receipts(app)] == [(sid, "accepted")]
+    assert [(r.suggestion_id, r.decision, r.evidence_commit) for r in receipts(app)] == [
+        (sid, "accepted", head)
+    ]
 
 
 def test_a_contributors_or_bots_reply_runs_no_write_back(app: Harness) -> None:
@@ -385,6 +391,12 @@ def test_a_burst_of_replies_is_one_write_back(
     with running_app(engine, database_url, tmp_path, writeback_coalesce_ms=6000) as app:
         number = open_pull(app)
         sid, comment = app.plant_suggestion(number)
+        # The commented line changes first, so the closing "Done" has the evidence it needs.
+        fix = (
+            "@@ -1,2 +1,4 @@\n import os\n+config = parse_config()\n+assert config\n print(config)"
+        )
+        app.sim.synchronize(REPO, number, files={"src/app.py": fix})
+        app.settle()
         app.sim.reset_log()
         for n in range(19):
             maintainer(app, number, comment, f"thinking about case {n}")

@@ -281,7 +281,35 @@ SCHEMAS: dict[str, Any] = {
                 _object({"rule": STRING, "decision": STRING, "source": STRING, "count": INTEGER})
             ),
             "decisions_by_signal": array(
-                _object({"signal": STRING, "accepted": INTEGER, "dismissed": INTEGER})
+                _object(
+                    {
+                        "signal": STRING,
+                        "accepted": INTEGER,
+                        "dismissed": INTEGER,
+                        "bound": INTEGER,
+                        "claimed": INTEGER,
+                        "argued": INTEGER,
+                        "deferred": INTEGER,
+                        "dropped": INTEGER,
+                    }
+                )
+            ),
+            "bound_by_evidence": array(
+                _object(
+                    {
+                        "suggestion": STRING,
+                        "path": STRING,
+                        "decision": STRING,
+                        "signal": STRING,
+                        "rule": STRING,
+                        "evidence": {
+                            "type": "string",
+                            "enum": ["lines-changed", "replacement-landed", "lines-kept"],
+                        },
+                        "commit": _nullable("string"),
+                        "at_ms": INTEGER,
+                    }
+                )
             ),
             "memory": {"type": "object", "additionalProperties": INTEGER},
             "proofs": {"type": "object", "additionalProperties": INTEGER},

@@ -5,8 +5,8 @@ The rows already kept were answered under `hindsight.judge/1` and say so; the ju
 as one of the new: a reply revision is asked again under the new contract, which the widened
 unique key allows beside the old row. `outcome` widens for `agreed-without-change`.
 
-Revision ID: 0021_judge_contract
-Revises: 0022_redact_stored_secrets
+Revision ID: 0022_judge_contract
+Revises: 0021_thread_evidence
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0021_judge_contract"
-down_revision = "0022_redact_stored_secrets"
+revision = "0022_judge_contract"
+down_revision = "0021_thread_evidence"
 branch_labels = None
 depends_on = None
 
