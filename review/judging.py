@@ -29,6 +29,8 @@ MAX_QUESTIONS = 20  # new asks per run; the rest wait for the next run
 PARALLEL_ASKS = 4
 MAX_ASK_S = 60.0  # a judge slower than this (or than its seat's timeout_s) decides nothing
 
+ABSTAINED = frozenset({Outcome.AGREED, Outcome.QUESTION, Outcome.OTHER})
+
 log = logging.getLogger(__name__)
 
 
@@ -41,7 +43,8 @@ class JudgeRun:
     asked: int = 0
     kept: int = 0  # answers read from earlier runs
     failed: int = 0
-    deferred: int = 0  # undecided replies left for a later run by the per-run bound
+    abstained: int = 0  # new answers that decide nothing: agreement, a question, anything else
+    waiting: int = 0  # undecided replies left for a later run by the per-run bound
 
 
 async def _ask(seat: TextSeat, question: Question, gate: asyncio.Semaphore) -> Judgement:
@@ -125,10 +128,12 @@ async def judge_pull(
         if judgement.verdict is not None:
             verdicts[question.reply.id] = judgement.verdict
     failed = sum(judgement.outcome is Outcome.FAILED for judgement in answers)
+    abstained = sum(judgement.outcome in ABSTAINED for judgement in answers)
     return JudgeRun(
         verdicts,
         asked=len(asking),
         kept=len(questions) - len(pending),
         failed=failed,
-        deferred=len(pending) - len(asking),
+        abstained=abstained,
+        waiting=len(pending) - len(asking),
     )

@@ -131,7 +131,7 @@ async def _judged(
     # An HTTP judge opens a connection per question: most runs ask none, a few ask several.
     seat = make_seat(config.seat(judge))
     run = await judge_pull(deps.engine, state, seat=seat, now=deps.clock(), analysis=analysis)
-    if run.asked or run.deferred:
+    if run.asked or run.waiting:
         log.info(
             "judge asked",
             extra={
@@ -139,7 +139,8 @@ async def _judged(
                 "asked": run.asked,
                 "failed": run.failed,
                 "kept": run.kept,
-                "deferred": run.deferred,
+                "abstained": run.abstained,
+                "waiting": run.waiting,
             },
         )
     return run.verdicts

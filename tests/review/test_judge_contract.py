@@ -249,10 +249,10 @@ def test_asks_are_bounded_per_run_and_answers_reused(engine: Engine, tmp_path: P
     state = state_with(FIRST, SECOND, THIRD)
     run = asyncio.run(judge_pull(engine, state, seat=seat, now=1, limit=2))
     assert sorted(call["body"] for call in judge.calls()) == sorted([THIRD, SECOND])  # newest
-    assert (run.asked, run.kept, run.deferred, sorted(run.verdicts)) == (2, 0, 1, [11, 12])
+    assert (run.asked, run.kept, run.waiting, sorted(run.verdicts)) == (2, 0, 1, [11, 12])
     run = asyncio.run(judge_pull(engine, state, seat=seat, now=2, limit=2))
     assert judge.calls()[-1]["body"] == FIRST and len(judge.calls()) == 3
-    assert (run.asked, run.kept, run.deferred, sorted(run.verdicts)) == (1, 2, 0, [10, 11, 12])
+    assert (run.asked, run.kept, run.waiting, sorted(run.verdicts)) == (1, 2, 0, [10, 11, 12])
     assert run.verdicts[10].decision is Decision.ACCEPTED and run.verdicts[10].span == FIRST[:11]
     run = asyncio.run(judge_pull(engine, state, seat=seat, now=3))
     assert len(judge.calls()) == 3 and run.asked == 0 and run.kept == 3
@@ -378,6 +378,7 @@ def test_every_category_reads_as_it_binds(engine: Engine, tmp_path: Path, kind: 
     assert kept == {ids[body]: EVERY_CATEGORY[body]["category"] for body in bodies}
     # Kept answers come back as they bound, without asking again.
     again = asyncio.run(judge_pull(engine, state_with(*bodies), seat=table_seat(judge), now=2))
+    assert (run.asked, run.abstained, run.failed) == (len(bodies), 3, 0)
     assert again.verdicts == run.verdicts and again.asked == 0 and again.kept == len(bodies)
 
 
