@@ -59,6 +59,15 @@ def test_replies_the_rules_read_are_never_asked() -> None:
     assert asked(comment(100, "s1"), reply(1, "dismiss", 100)) == []
 
 
+def test_a_deferral_the_rules_read_is_never_asked() -> None:
+    """The rules' deferral outranks whatever the judge could say of the same reply, and of any
+    earlier one."""
+    deferral = "Good point, let's do that in a follow-up PR."
+    assert asked(comment(100, "s1"), reply(1, deferral, 100)) == []
+    assert asked(comment(100, "s1"), reply(1, UNDECIDED, 100), reply(2, deferral, 100)) == []
+    assert asked(comment(100, "s1"), reply(1, deferral, 100), reply(2, UNDECIDED, 100)) == [2]
+
+
 def test_replies_older_than_a_decision_cannot_win_and_are_not_asked() -> None:
     assert asked(
         comment(100, "s1"), reply(1, UNDECIDED, 100), reply(2, "accept", 100), reply(3, "Hm.", 100)
