@@ -154,6 +154,7 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
         DISMISSED: "argued",
         UNKNOWN_REASON: "argued",
     }
+    assert claim(app, planted[NATURAL]) == "claimed"  # the rules' acceptance waits the same way
     assert all(claim(app, planted[body]) is None for body in UNDECIDED[2:-2])
     # Merged with the lines untouched: the dismissals bind, the claimed acceptances do not.
     merge(app, number)
