@@ -13,13 +13,13 @@ from continual.judge import (
     Judgement,
     Outcome,
     Question,
+    Reading,
     Revision,
     ground,
     judgements,
     keep,
     undecided_replies,
 )
-from continual.replies import Verdict
 from continual.writeback.pull import Analysis, PullState
 from review.contract import CallFailed
 from review.judge import ask_judge
@@ -29,18 +29,22 @@ MAX_QUESTIONS = 20  # new asks per run; the rest wait for the next run
 PARALLEL_ASKS = 4
 MAX_ASK_S = 60.0  # a judge slower than this (or than its seat's timeout_s) decides nothing
 
+ABSTAINED = frozenset({Outcome.AGREED, Outcome.QUESTION, Outcome.OTHER})
+
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class JudgeRun:
-    """What one run's judging did, and the grounded verdicts by reply id it hands the decision."""
+    """What one run's judging did, and the grounded verdicts and deferrals by reply id it hands
+    the decision (each bound as a natural reply's is: docs/writeback.md, "The judge")."""
 
-    verdicts: Mapping[int, Verdict]
+    verdicts: Mapping[int, Reading]
     asked: int = 0
     kept: int = 0  # answers read from earlier runs
     failed: int = 0
-    deferred: int = 0  # undecided replies left for a later run by the per-run bound
+    abstained: int = 0  # new answers that decide nothing: agreement, a question, anything else
+    waiting: int = 0  # undecided replies left for a later run by the per-run bound
 
 
 async def _ask(seat: TextSeat, question: Question, gate: asyncio.Semaphore) -> Judgement:
@@ -56,7 +60,7 @@ async def _ask(seat: TextSeat, question: Question, gate: asyncio.Semaphore) -> J
             )
             return Judgement(Outcome.FAILED, None, f"{exc.reason.value}: {exc.message}")
     outcome, verdict = ground(answer, question.reply, seat=name)
-    if verdict is None and outcome is not Outcome.NONE:
+    if outcome in (Outcome.OTHER_REPLY, Outcome.UNGROUNDED):
         log.info(
             "judge answer counts nothing",
             extra={"seat": name, "reply": question.reply.id, "outcome": outcome.value},
@@ -73,7 +77,8 @@ async def judge_pull(
     limit: int = MAX_QUESTIONS,
     analysis: Analysis | None = None,
 ) -> JudgeRun:
-    """Grounded verdicts for the maintainer replies the rules leave undecided on one PR.
+    """Grounded verdicts and deferrals for the maintainer replies the rules leave undecided on
+    one PR; a reply the judge abstains on (agreement, a question, anything else) has none.
 
     Each reply revision is asked about once per seat: every outcome is kept, a failure too (it
     decides nothing and fails nothing; an edit of the reply asks again). At most `limit` new asks
@@ -92,7 +97,7 @@ async def judge_pull(
             return judgements(conn, repository_id, name, list(revisions.values()))
 
     known = await asyncio.to_thread(read)
-    verdicts: dict[int, Verdict] = {}
+    verdicts: dict[int, Reading] = {}
     pending: list[Question] = []
     for question in questions:
         judgement = known.get(revisions[question.reply.id])
@@ -123,10 +128,12 @@ async def judge_pull(
         if judgement.verdict is not None:
             verdicts[question.reply.id] = judgement.verdict
     failed = sum(judgement.outcome is Outcome.FAILED for judgement in answers)
+    abstained = sum(judgement.outcome in ABSTAINED for judgement in answers)
     return JudgeRun(
         verdicts,
         asked=len(asking),
         kept=len(questions) - len(pending),
         failed=failed,
-        deferred=len(pending) - len(asking),
+        abstained=abstained,
+        waiting=len(pending) - len(asking),
     )

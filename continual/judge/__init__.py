@@ -8,15 +8,27 @@ from continual.judge.cache import (
     judgements,
     keep,
 )
-from continual.judge.grounding import RULE_PREFIX, JudgeAnswer, Outcome, ground, judge_rule
+from continual.judge.grounding import (
+    CONTRACT,
+    RULE_PREFIX,
+    Category,
+    JudgeAnswer,
+    Outcome,
+    Reading,
+    ground,
+    judge_rule,
+)
 from continual.judge.questions import Question, undecided_replies
 
 __all__ = [
+    "CONTRACT",
     "RULE_PREFIX",
+    "Category",
     "JudgeAnswer",
     "Judgement",
     "Outcome",
     "Question",
+    "Reading",
     "Revision",
     "ground",
     "judge_rule",

@@ -1,4 +1,5 @@
-"""The judge's answers, kept per reply revision so that each revision is asked about once."""
+"""The judge's answers, kept per reply revision and contract so that each revision is asked about
+once under the contract in force; an answer given under an older contract is never replayed."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from typing import Any
 from sqlalchemy import Connection, Row, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from continual.judge.grounding import Outcome, judge_rule
+from continual.judge.grounding import CONTRACT, Outcome, Reading, reading
 from continual.replies import Verdict
 from continual.secrets import redact_optional
 from continual.tables import JudgeVerdictRow
 from continual.times import to_ms
-from continual.values import Decision, Reason
 from continual.writeback.threads import ThreadComment
 
 
@@ -35,28 +35,31 @@ class Revision:
 
 @dataclass(frozen=True)
 class Judgement:
-    """What came of asking about one reply revision: the outcome, the verdict it grounds (if
-    any) and, for a failure, what went wrong. Every outcome is final for that revision."""
+    """What came of asking about one reply revision: the outcome, the verdict or deferral it
+    grounds (if any) and, for a failure, what went wrong. Every outcome is final for that
+    revision."""
 
     outcome: Outcome
-    verdict: Verdict | None
+    verdict: Reading | None
     detail: str | None = None
 
 
-def _verdict(row: Row[Any]) -> Verdict | None:
-    if row.outcome == Outcome.ACCEPTED:
-        return Verdict(Decision.ACCEPTED, None, judge_rule(row.seat), row.quote or "")
-    if row.outcome == Outcome.DISMISSED and row.reason is not None:
-        return Verdict(
-            Decision.DISMISSED, Reason(row.reason), judge_rule(row.seat), row.quote or ""
-        )
-    return None
+def _judgement(row: Row[Any]) -> Judgement:
+    """A kept answer as it was judged; a row this version cannot read decides nothing."""
+    try:
+        outcome = Outcome(row.outcome)
+    except ValueError:
+        return Judgement(Outcome.FAILED, None, f"kept outcome {row.outcome!r} is not known")
+    return Judgement(
+        outcome, reading(outcome, row.reason or "", row.quote or "", seat=row.seat), row.detail
+    )
 
 
 def judgements(
     conn: Connection, repository_id: int, seat: str, revisions: list[Revision]
 ) -> dict[Revision, Judgement]:
-    """What `seat` answered about these reply revisions in one repository, where it was asked."""
+    """What `seat` answered about these reply revisions in one repository under the contract in
+    force (`CONTRACT`), where it was asked."""
     if not revisions:
         return {}
     wanted = set(revisions)
@@ -64,6 +67,7 @@ def judgements(
         select(JudgeVerdictRow).where(
             JudgeVerdictRow.repository_id == repository_id,
             JudgeVerdictRow.seat == seat,
+            JudgeVerdictRow.contract == CONTRACT,
             JudgeVerdictRow.reply_id.in_({revision.reply_id for revision in revisions}),
         )
     ).all()
@@ -71,7 +75,7 @@ def judgements(
     for row in rows:
         revision = Revision(row.reply_id, row.reply_updated_ms, row.body_sha256)
         if revision in wanted:
-            found[revision] = Judgement(Outcome(row.outcome), _verdict(row), row.detail)
+            found[revision] = _judgement(row)
     return found
 
 
@@ -87,15 +91,17 @@ def keep(
 ) -> None:
     """Keep what came of one ask; a revision kept already (by a concurrent run) keeps its own."""
     verdict = judgement.verdict
+    reason = verdict.reason if isinstance(verdict, Verdict) else None
     row = insert(JudgeVerdictRow).values(
         account_id=account_id,
         repository_id=repository_id,
         seat=seat,
+        contract=CONTRACT,
         reply_id=revision.reply_id,
         reply_updated_ms=revision.updated_ms,
         body_sha256=revision.body_sha256,
         outcome=judgement.outcome.value,
-        reason=verdict.reason.value if verdict is not None and verdict.reason else None,
+        reason=reason.value if reason is not None else None,
         quote=redact_optional(verdict.span if verdict is not None else None),
         detail=redact_optional(judgement.detail),
         asked_ms=now,

@@ -1,4 +1,5 @@
-"""What a judge's answer may decide: only a verdict grounded in a verbatim quote of the reply."""
+"""What a judge's answer may decide: only a verdict grounded in a verbatim quote of the reply,
+bound like a natural reply's (docs/writeback.md, "The judge")."""
 
 from __future__ import annotations
 
@@ -6,12 +7,27 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from continual.replies import TYPED_REASONS, Verdict
+from continual.replies import TYPED_REASONS, Binding, Deferral, Verdict
 from continual.values import Decision, Reason
 from continual.writeback.threads import ThreadComment
 
+CONTRACT = "hindsight.judge/2"
 RULE_PREFIX = "judge:"
 _WORDY = re.compile(r"\w")
+
+
+class Category(StrEnum):
+    """What the judge may say a reply is; only the first three carry a verdict."""
+
+    ACCEPTED = "accepted"
+    DISMISSED = "dismissed"
+    DEFERRED = "deferred"
+    AGREED = "agreed-without-change"
+    QUESTION = "question"
+    OTHER = "other"
+
+
+ABSTAINING = frozenset({Category.AGREED, Category.QUESTION, Category.OTHER})
 
 
 class Outcome(StrEnum):
@@ -19,21 +35,26 @@ class Outcome(StrEnum):
 
     ACCEPTED = "accepted"
     DISMISSED = "dismissed"
-    NONE = "none"  # the judge found no decision
+    DEFERRED = "deferred"
+    AGREED = "agreed-without-change"  # the judge abstains: agreement, thanks, praise
+    QUESTION = "question"  # the judge abstains: the reply asks something
+    OTHER = "other"  # the judge abstains: anything else, or it cannot tell
     OTHER_REPLY = "other-reply"  # the answer named a different reply
     UNGROUNDED = "ungrounded"  # the quote is not a verbatim part of the reply
-    UNKNOWN_REASON = "unknown-reason"  # a dismissal without one of the known reasons
-    FAILED = "failed"  # no usable answer: timeout, exit status, HTTP error, invalid JSON
+    FAILED = "failed"  # no usable answer: timeout, exit status, HTTP error, invalid JSON, shape
 
 
 @dataclass(frozen=True)
 class JudgeAnswer:
-    """A judge's answer as it was given (`hindsight.judge/1`); `reply_id` when it named one."""
+    """A judge's answer as it was given (`hindsight.judge/2`); `reply_id` when it named one."""
 
-    decision: str  # "accepted", "dismissed" or "none"
+    category: Category
     reason: str
     quote: str
     reply_id: int | None = None
+
+
+Reading = Verdict | Deferral
 
 
 def judge_rule(seat: str) -> str:
@@ -44,38 +65,46 @@ def judge_rule(seat: str) -> str:
 TYPED = frozenset(TYPED_REASONS.values())
 
 
-def _reason(text: str) -> Reason | None:
-    """A known dismissal reason, spelled as in the typed grammar (`wont-fix`, `false positive`…)."""
+def dismissal_reason(text: str) -> Reason:
+    """A known dismissal reason, spelled as in the typed grammar (`wont-fix`, `false positive`…);
+    `unspecified` when none is given or the one given is not known."""
     word = re.sub(r"[\s_]+", "-", text.strip().lower()).replace("'", "")
     word = {"wontfix": "wont-fix"}.get(word, word)
     try:
         reason = Reason(word)
     except ValueError:
-        return None
-    # `unspecified` is a 👎's alone: a reply that dismisses names a reason.
-    return reason if reason in TYPED else None
+        return Reason.UNSPECIFIED
+    return reason if reason in TYPED else Reason.UNSPECIFIED
+
+
+def reading(category: Category | Outcome, reason: str, quote: str, *, seat: str) -> Reading | None:
+    """The verdict or deferral a grounded category carries, bound as a natural reply's is: an
+    acceptance waits for the code's evidence, a dismissal for the merge or close."""
+    rule = judge_rule(seat)
+    if category == Category.ACCEPTED:
+        return Verdict(Decision.ACCEPTED, None, rule, quote, binding=Binding.EVIDENCE)
+    if category == Category.DISMISSED:
+        reasoned = dismissal_reason(reason)
+        return Verdict(Decision.DISMISSED, reasoned, rule, quote, binding=Binding.AT_MERGE)
+    if category == Category.DEFERRED:
+        return Deferral(rule, quote)
+    return None
 
 
 def ground(
     answer: JudgeAnswer, reply: ThreadComment, *, seat: str
-) -> tuple[Outcome, Verdict | None]:
+) -> tuple[Outcome, Reading | None]:
     """What the answer decides about `reply`, precision first.
 
-    It counts only when it is about this reply, its quote (trimmed) holds a word and occurs
-    verbatim in this reply's body as it reads now, and a dismissal names a known reason.
+    `agreed-without-change`, `question` and `other` decide nothing. `accepted`, `dismissed` and
+    `deferred` count only when the answer is about this reply and its quote (trimmed) holds a
+    word and occurs verbatim in this reply's body as it reads now.
     """
     if answer.reply_id is not None and answer.reply_id != reply.id:
         return Outcome.OTHER_REPLY, None
-    if answer.decision == Outcome.NONE:
-        return Outcome.NONE, None
+    if answer.category in ABSTAINING:
+        return Outcome(answer.category.value), None
     quote = answer.quote.strip()
     if not _WORDY.search(quote) or quote not in reply.body:
         return Outcome.UNGROUNDED, None
-    if answer.decision == Decision.ACCEPTED:
-        return Outcome.ACCEPTED, Verdict(Decision.ACCEPTED, None, judge_rule(seat), quote)
-    if answer.decision != Decision.DISMISSED:
-        return Outcome.NONE, None
-    reason = _reason(answer.reason)
-    if reason is None:
-        return Outcome.UNKNOWN_REASON, None
-    return Outcome.DISMISSED, Verdict(Decision.DISMISSED, reason, judge_rule(seat), quote)
+    return Outcome(answer.category.value), reading(answer.category, answer.reason, quote, seat=seat)

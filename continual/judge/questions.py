@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from continual.replies import Verdict
 from continual.replies.grammar import typed
 from continual.stored import StoredSuggestion
 from continual.writeback.authors import is_maintainer
@@ -26,19 +24,19 @@ class Question:
     reply: ThreadComment
 
 
-def _rules_speak(
-    reply: ThreadComment, *, app_slug: str, verdicts: Mapping[int, Verdict | None]
-) -> tuple[bool, bool]:
-    """Whether the rules decide the reply (as `verdicts` read it), and whether it is a typed
-    command that decides nothing (a `dismiss` without a reason): neither is the judge's to read."""
-    if verdicts.get(reply.id) is not None:
+def _rules_speak(reply: ThreadComment, *, app_slug: str, analysis: Analysis) -> tuple[bool, bool]:
+    """Whether the rules read the reply (a verdict, or a deferral, which outranks anything the
+    judge could say of it), and whether it is a typed command that decides nothing (a `dismiss`
+    without a reason): neither is the judge's to read."""
+    readings = analysis.verdicts
+    if readings.get(reply.id) is not None or readings.deferrals.get(reply.id) is not None:
         return True, False
     return False, typed(reply.body, app_slug=app_slug)[1]
 
 
 def undecided_replies(state: PullState, analysis: Analysis | None = None) -> list[Question]:
-    """Maintainers' replies that no rule decides and that could still be a thread's latest
-    decision (none older than a reply the rules decided), newest first. `analysis` is the
+    """Maintainers' replies that no rule reads and that could still be a thread's latest
+    reading (none older than a reply the rules read: a verdict or a deferral), newest first. `analysis` is the
     state's threads as the write-back read them (`analyse`), built once."""
     analysis = analysis or analyse(state)
     known = {suggestion.id: suggestion for suggestion in state.known}
@@ -49,9 +47,7 @@ def undecided_replies(state: PullState, analysis: Analysis | None = None) -> lis
         for reply in thread.replies:  # oldest first
             if not is_maintainer(reply.author) or not reply.body.strip():
                 continue
-            decided, command = _rules_speak(
-                reply, app_slug=state.app_slug, verdicts=analysis.verdicts
-            )
+            decided, command = _rules_speak(reply, app_slug=state.app_slug, analysis=analysis)
             if decided:
                 undecided = []  # a later decision outranks every earlier reply
             elif not command:

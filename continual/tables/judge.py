@@ -1,4 +1,5 @@
-"""The judge's kept answers: one row per reply revision and seat, so each is asked about once."""
+"""The judge's kept answers: one row per reply revision, seat and contract, so each is asked about
+once under the contract in force."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from continual.tables.base import Base
 
 
 class JudgeVerdictRow(Base):
-    """What the judge seat answered about one revision of one reply."""
+    """What the judge seat answered about one revision of one reply, under which contract
+    (`hindsight.judge/2`; rows of an older contract are kept but never read as answers)."""
 
     __tablename__ = "judge_verdicts"
     __table_args__ = (
@@ -19,6 +21,7 @@ class JudgeVerdictRow(Base):
             "reply_updated_ms",
             "body_sha256",
             "seat",
+            "contract",
         ),
     )
 
@@ -31,7 +34,8 @@ class JudgeVerdictRow(Base):
     reply_updated_ms: Mapped[int] = mapped_column(BigInteger)
     body_sha256: Mapped[str] = mapped_column(String(64))
     seat: Mapped[str] = mapped_column(String(100))
-    outcome: Mapped[str] = mapped_column(String(20))
+    contract: Mapped[str] = mapped_column(String(40))
+    outcome: Mapped[str] = mapped_column(String(32))
     reason: Mapped[str | None] = mapped_column(String(40))
     quote: Mapped[str | None] = mapped_column(Text)
     detail: Mapped[str | None] = mapped_column(Text)

@@ -72,7 +72,8 @@ acknowledge = "comment"      # "comment": a status block on its suggestion; "rea
 suppress_days = 180          # how long a dismissal keeps the same finding from coming back
 
 # --- The judge: a seat that reads the replies the rules leave undecided ---------------------
-# Its verdict counts only when it quotes the reply verbatim (docs/seats.md, hindsight.judge/1).
+# It abstains unless a reply decides, quotes it verbatim, and its verdict waits for the same
+# evidence as a natural reply's (docs/seats.md, hindsight.judge/2).
 [decisions]
 # judge = "anthropic"        # the name of one of the seats above
 

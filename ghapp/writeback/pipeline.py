@@ -10,7 +10,7 @@ from datetime import datetime
 
 from continual import store
 from continual.maintenance import note_merge
-from continual.replies import Verdict
+from continual.replies import Deferral, Verdict
 from continual.stored import StoredSuggestion
 from continual.times import from_ms, parse_iso
 from continual.writeback.apply import (
@@ -118,8 +118,12 @@ async def write_back(
     return result
 
 
-async def _judged(deps: Deps, state: PullState, analysis: Analysis) -> Mapping[int, Verdict]:
-    """The configured judge's grounded verdicts on the replies the rules leave undecided."""
+async def _judged(
+    deps: Deps, state: PullState, analysis: Analysis
+) -> Mapping[int, Verdict | Deferral]:
+    """The configured judge's grounded readings of the replies the rules leave undecided: an
+    acceptance (bound to the code's evidence), a dismissal (bound to the merge or close) or a
+    deferral, by reply id; a reply it abstains on is absent (docs/writeback.md, "The judge")."""
     config = deps.review_config
     judge = config.decisions.judge if config is not None else None
     if config is None or judge is None:
@@ -127,7 +131,7 @@ async def _judged(deps: Deps, state: PullState, analysis: Analysis) -> Mapping[i
     # An HTTP judge opens a connection per question: most runs ask none, a few ask several.
     seat = make_seat(config.seat(judge))
     run = await judge_pull(deps.engine, state, seat=seat, now=deps.clock(), analysis=analysis)
-    if run.asked or run.deferred:
+    if run.asked or run.waiting:
         log.info(
             "judge asked",
             extra={
@@ -135,7 +139,8 @@ async def _judged(deps: Deps, state: PullState, analysis: Analysis) -> Mapping[i
                 "asked": run.asked,
                 "failed": run.failed,
                 "kept": run.kept,
-                "deferred": run.deferred,
+                "abstained": run.abstained,
+                "waiting": run.waiting,
             },
         )
     return run.verdicts

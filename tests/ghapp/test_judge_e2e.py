@@ -3,7 +3,6 @@ an OpenAI/Anthropic server on loopback) → only grounded verdicts recorded, eac
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,10 +10,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.replies import classify_reply
-from continual.tables import JudgeVerdictRow, Receipt, Suggestion
+from continual.replies import classify_reply, read_deferral
+from continual.tables import JudgeVerdictRow, Receipt
 from ghapp.db import reading
 from ghapp.tables import Job, JobState
+from tests.ghapp.test_evidence_e2e import ELSEWHERE as OTHER_LINES
+from tests.ghapp.test_evidence_e2e import FIX, claim, merge, push
 from tests.support.app_harness import Harness, running_app
 from tests.support.judge_seat import API_KEY, KEY_ENV, JudgeSeat, command_judge, http_judge
 from tests.support.simulator import REPO
@@ -30,23 +31,25 @@ SLOW = "We kept quiet on this one, it only fires on the dev profile."
 OTHER_REPLY = "Thanks for the pointer on parse_config here."
 UNKNOWN_REASON = "this is a fair catch on the parser"
 CONTRIBUTOR = "Good point, fixing it now"
+OLD_CONTRACT = "Right, we can use the other helper for parse_config here."
 
 ANSWERS = {
-    ACCEPTED: {"decision": "accepted", "reason": "", "quote": "went with the approach"},
+    ACCEPTED: {"category": "accepted", "reason": "", "quote": "went with the approach"},
     DISMISSED: {
-        "decision": "dismissed",
+        "category": "dismissed",
         "reason": "false-positive",
         "quote": "this check would be dead code here",
     },
-    UNGROUNDED: {"decision": "accepted", "reason": "", "quote": "now carries this check"},
-    ELSEWHERE: {"decision": "accepted", "reason": "", "quote": "fixing it now"},
-    MALFORMED: {"raw": '{"decision": "accepted", "quote": '},
-    SLOW: {"decision": "accepted", "reason": "", "quote": "kept quiet", "sleep": 3 * TIMEOUT_S},
-    OTHER_REPLY: {"decision": "accepted", "reason": "", "quote": "Thanks", "reply_id": "other"},
-    UNKNOWN_REASON: {"decision": "dismissed", "reason": "too noisy", "quote": "fair catch"},
-    CONTRIBUTOR: {"decision": "accepted", "reason": "", "quote": "fixing it now"},
-    "accept": {"decision": "accepted", "reason": "", "quote": "accept"},
-    "Done, fixed": {"decision": "accepted", "reason": "", "quote": "Done"},
+    UNGROUNDED: {"category": "accepted", "reason": "", "quote": "now carries this check"},
+    ELSEWHERE: {"category": "accepted", "reason": "", "quote": "fixing it now"},
+    MALFORMED: {"raw": '{"category": "accepted", "quote": '},
+    SLOW: {"category": "accepted", "reason": "", "quote": "kept quiet", "sleep": 3 * TIMEOUT_S},
+    OTHER_REPLY: {"category": "accepted", "reason": "", "quote": "Thanks", "reply_id": "other"},
+    UNKNOWN_REASON: {"category": "dismissed", "reason": "too noisy", "quote": "fair catch"},
+    CONTRIBUTOR: {"category": "accepted", "reason": "", "quote": "fixing it now"},
+    OLD_CONTRACT: {"raw": '{"reply_id": null, "decision": "accepted", "quote": "Right"}'},
+    "accept": {"category": "accepted", "reason": "", "quote": "accept"},
+    "Done, fixed": {"category": "accepted", "reason": "", "quote": "Done"},
 }
 
 
@@ -85,6 +88,17 @@ def reply(app: Harness, number: int, comment: int, body: str, **who: str) -> int
     return int(made["id"])
 
 
+def evidence(app: Harness, sid: str) -> tuple[str | None, str | None]:
+    """The evidence that bound the suggestion's current receipt, and its commit."""
+    with reading(app.engine) as conn:
+        row = conn.execute(
+            select(Receipt.evidence, Receipt.evidence_commit).where(
+                Receipt.suggestion_id == sid, Receipt.superseded.is_(False)
+            )
+        ).one()
+    return row.evidence, row.evidence_commit
+
+
 def current(app: Harness) -> dict[str, tuple[str, str | None, str, str, str]]:
     with reading(app.engine) as conn:
         rows = conn.execute(select(Receipt).where(Receipt.superseded.is_(False))).all()
@@ -102,6 +116,7 @@ UNDECIDED = (
     SLOW,
     OTHER_REPLY,
     UNKNOWN_REASON,
+    OLD_CONTRACT,
 )
 
 
@@ -130,8 +145,20 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
             continue
         asked[reply(app, number, comment, body)] = body
 
+    # Nothing the judge says binds yet: the lines are as they were and the PR is open.
     assert current(app) == {
-        planted[ACCEPTED]: ("accepted", None, "judge:judge", "went with the approach", "octocat"),
+        planted[TYPED]: ("accepted", None, "grammar.accept", "accept", "octocat"),
+    }
+    assert {body: claim(app, planted[body]) for body in (ACCEPTED, DISMISSED, UNKNOWN_REASON)} == {
+        ACCEPTED: "claimed",
+        DISMISSED: "argued",
+        UNKNOWN_REASON: "argued",
+    }
+    assert claim(app, planted[NATURAL]) == "claimed"  # the rules' acceptance waits the same way
+    assert all(claim(app, planted[body]) is None for body in UNDECIDED[2:-2])
+    # Merged with the lines untouched: the dismissals bind, the claimed acceptances do not.
+    merge(app, number)
+    assert current(app) == {
         planted[DISMISSED]: (
             "dismissed",
             "false-positive",
@@ -139,14 +166,16 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
             "this check would be dead code here",
             "octocat",
         ),
+        planted[UNKNOWN_REASON]: (
+            "dismissed",
+            "unspecified",
+            "judge:judge",
+            "fair catch",
+            "octocat",
+        ),
         planted[TYPED]: ("accepted", None, "grammar.accept", "accept", "octocat"),
     }
-    # The rules read the natural acceptance; with no change of the lines yet it is only claimed.
-    with reading(app.engine) as conn:
-        claim = conn.execute(
-            select(Suggestion.claim).where(Suggestion.id == planted[NATURAL])
-        ).scalar_one()
-    assert claim is not None and json.loads(claim)["state"] == "claimed"
+    assert claim(app, planted[ACCEPTED]) == claim(app, planted[NATURAL]) == "dropped"
     # Every undecided maintainer reply once; never a contributor's, never one the rules decided.
     calls = judge.calls()
     assert sorted(call["id"] for call in calls) == sorted(
@@ -167,7 +196,8 @@ def test_only_grounded_verdicts_about_the_reply_asked_count(
         MALFORMED: ("failed", "invalid-json"),
         SLOW: ("failed", "timeout"),
         OTHER_REPLY: ("other-reply", ""),
-        UNKNOWN_REASON: ("unknown-reason", ""),
+        UNKNOWN_REASON: ("dismissed", ""),
+        OLD_CONTRACT: ("failed", "bad-shape"),
     }
     assert states == {JobState.DONE.value}  # a failing judge fails no write-back
 
@@ -179,7 +209,7 @@ def test_each_reply_revision_is_asked_once(judged: tuple[Harness, JudgeSeat]) ->
     first = reply(app, number, comment, UNGROUNDED)
     assert [call["id"] for call in judge.calls()] == [first] and current(app) == {}
 
-    # More runs over the same revision (another reply, a close) ask nothing again.
+    # More runs over the same revision (another reply, a push) ask nothing again.
     reply(
         app,
         number,
@@ -188,22 +218,58 @@ def test_each_reply_revision_is_asked_once(judged: tuple[Harness, JudgeSeat]) ->
         author="drive-by",
         author_association="CONTRIBUTOR",
     )
-    app.sim.close(REPO, number, merged=True)
-    app.settle()
+    push(app, number, OTHER_LINES)
     assert len(judge.calls()) == 1
 
-    # An edit is a new revision: asked again, and now the quote is the reply's own words.
+    # An edit is a new revision: asked again, and now the quote is the reply's own words. Its
+    # acceptance is claimed until the commented lines change, then binds with that commit.
     app.sim.advance_clock(5)
     app.sim.edit_comment(
         REPO, first, UNGROUNDED + " The schema library now carries this check for us."
     )
     app.settle()
     assert [call["id"] for call in judge.calls()] == [first, first]
+    assert current(app) == {} and claim(app, sid) == "claimed"
+    head = push(app, number, FIX)
     assert current(app) == {
         sid: ("accepted", None, "judge:judge", "now carries this check", "octocat")
     }
+    assert evidence(app, sid) == ("lines-changed", head) and len(judge.calls()) == 2
 
     # A later decision by the rules still wins over the judged one, and is never sent.
     reply(app, number, comment, "dismiss wont-fix")
     assert current(app)[sid][:3] == ("dismissed", "wont-fix", "grammar.dismiss")
     assert len(judge.calls()) == 2
+
+
+# A deferral the rules do not read as one: only the judge is asked about it.
+DEFERS = "Worth doing; we will pick this up together with the config rework next month."
+OVER_DECIDING = {DEFERS: {"category": "accepted", "reason": "", "quote": "Worth doing"}}
+
+
+def test_a_judge_that_over_decides_is_stopped_by_the_evidence(
+    judged: tuple[Harness, JudgeSeat],
+) -> None:
+    """The seat answers "accepted" to a deferral: no acceptance while the commented lines did not
+    change — a push to other lines, then the merge — and the same answer binds only when they do."""
+    app, judge = judged
+    judge.answer({**ANSWERS, **OVER_DECIDING})
+    assert classify_reply(DEFERS, app_slug="hindsight") is None and read_deferral(DEFERS) is None
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number)
+    asked = reply(app, number, comment, DEFERS)
+    assert [call["id"] for call in judge.calls()] == [asked]
+    assert current(app) == {} and claim(app, sid) == "claimed"
+    push(app, number, OTHER_LINES)
+    assert current(app) == {} and claim(app, sid) == "claimed"
+    merge(app, number)
+    assert current(app) == {} and claim(app, sid) == "dropped"
+    assert len(judge.calls()) == 1  # every run after the first reused the kept answer
+
+    # Where the code agrees, the same over-deciding answer is an acceptance with its commit.
+    other = open_pull(app)
+    agreed, thread = app.plant_suggestion(other)
+    reply(app, other, thread, DEFERS)
+    head = push(app, other, FIX)
+    assert current(app)[agreed] == ("accepted", None, "judge:judge", "Worth doing", "octocat")
+    assert evidence(app, agreed) == ("lines-changed", head)

@@ -1,4 +1,4 @@
-"""A judge seat for tests: answers `hindsight.judge/1` from a table the test writes, as a command
+"""A judge seat for tests: answers `hindsight.judge/2` from a table the test writes, as a command
 (a Python script run as a real process) or as an OpenAI/Anthropic-speaking server on loopback."""
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from tests.support.seat_servers import API_KEY, MODEL, Provider, anthropic_app, 
 from tests.support.web import serve
 
 KEY_ENV = "JUDGE_LOOPBACK_KEY"
+SCHEMA = "hindsight.judge/2"
+# The prompt quotes the reply as one JSON string on its own line.
 _PROMPT_REPLY = re.compile(
-    r"The reply to judge \(id (?P<id>\d+), by [^)]*\):\n(?P<body>.*)\n\nAnswer with exactly one",
-    re.DOTALL,
+    r"The reply to judge, id (?P<id>\d+) by [^\n]*:\n(?P<body>\"[^\n]*\")\n\nAnswer with exactly one"
 )
 
 
@@ -30,7 +31,7 @@ def pick(reply_id: int, body: str, answers: dict[str, Any]) -> tuple[float, str]
     """The delay and the text to answer about one reply: the first entry whose key its body holds.
 
     An entry is the answer object, with `reply_id` filled in (`"other"` names the next id), or
-    `{"raw": text}` answered as it is; `"sleep"` delays it. No entry: decision "none".
+    `{"raw": text}` answered as it is; `"sleep"` delays it. No entry: category "other".
     """
     for key, entry in answers.items():
         if key in body:
@@ -42,7 +43,7 @@ def pick(reply_id: int, body: str, answers: dict[str, Any]) -> tuple[float, str]
                 answer["reply_id"] = reply_id + 1
             answer.setdefault("reply_id", reply_id)
             return delay, json.dumps(answer)
-    return 0.0, json.dumps({"reply_id": reply_id, "decision": "none", "reason": "", "quote": ""})
+    return 0.0, json.dumps({"reply_id": reply_id, "category": "other", "reason": "", "quote": ""})
 
 
 _MAIN = """
@@ -50,7 +51,7 @@ import json, pathlib, sys, time
 
 here = pathlib.Path(__file__).parent
 request = json.load(sys.stdin)
-if request.get("schema") != "hindsight.judge/1":  # a review call: nothing to report
+if request.get("schema") != "hindsight.judge/2":  # a review call: nothing to report
     print(json.dumps({"findings": []}))
     sys.exit(0)
 with open(here / "calls.jsonl", "a") as log:
@@ -119,9 +120,9 @@ def http_judge(directory: Path, kind: str, *, timeout_s: float) -> Iterator[Judg
 
     async def respond(prompt: str) -> str:
         found = _PROMPT_REPLY.search(prompt)
-        if "hindsight.judge/1" not in prompt or found is None:
+        if SCHEMA not in prompt or found is None:
             return json.dumps({"findings": []})
-        reply_id, body = int(found.group("id")), found.group("body")
+        reply_id, body = int(found.group("id")), json.loads(found.group("body"))
         calls.append({"id": reply_id, "body": body, "request": {"prompt": prompt}})
         answers = json.loads((directory / "answers.json").read_text())
         delay, text = pick(reply_id, body, answers)
