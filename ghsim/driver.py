@@ -239,8 +239,10 @@ class GitHubSimulator(PushDriver, TalkDriver):
         base_ref: str | None = None,
         draft: bool = False,
         head_sha: str | None = None,
+        head_repo: str | None = None,
     ) -> Json:
-        """Open a pull request whose diff is ``files`` (FileChange values or {path: patch})."""
+        """Open a pull request whose diff is ``files`` (FileChange values or {path: patch});
+        ``head_repo`` (an existing repository) makes its head branch live in that fork."""
         pull = pulls.open_pull(
             self.world,
             repo,
@@ -253,6 +255,7 @@ class GitHubSimulator(PushDriver, TalkDriver):
             base_ref=base_ref,
             draft=draft,
             head_sha=head_sha,
+            head_repo=head_repo,
         )
         self._emit_event("pull_request", self.payloads.pull_request("opened", repo, pull.number))
         return self.pull(repo, pull.number)
@@ -281,6 +284,26 @@ class GitHubSimulator(PushDriver, TalkDriver):
         payload = self.payloads.pull_request("closed", repo, number, sender=sender)
         self._emit_event("pull_request", payload)
         return self.pull(repo, number)
+
+    def delete_branch(self, repo: str, branch: str) -> None:
+        """Delete a branch (as a person does after a merge); its pull request keeps its head."""
+        with self.world.lock:
+            del self.world.repo(repo).branches[branch]
+
+    def protect_branch(self, repo: str, branch: str) -> None:
+        """Protect a branch: every ref write to it is refused (422)."""
+        with self.world.lock:
+            self.world.protected_branches.add((self.world.repo(repo).full_name.lower(), branch))
+
+    def grant(self, installation_id: int, permission: str, level: str) -> None:
+        """Set one permission of an installation (`contents`, `write`)."""
+        with self.world.lock:
+            self.world.installation(installation_id).permissions[permission] = level
+
+    def branches(self, repo: str) -> dict[str, str]:
+        """Every branch of a repository and its head."""
+        with self.world.lock:
+            return dict(self.world.repo(repo).branches)
 
     def reopen(self, repo: str, number: int) -> Json:
         pulls.reopen(self.world, repo, number)

@@ -105,6 +105,11 @@ class World:
         self.commits: dict[str, Commit] = {}
         # Commit sha -> its files (path -> text), for the commits made with files (git.py).
         self.trees: dict[str, dict[str, str]] = {}
+        # Git Data API objects (gitdata.py): blob sha -> text, tree sha -> files.
+        self.blobs: dict[str, str] = {}
+        self.tree_objects: dict[str, dict[str, str]] = {}
+        # (repository lower-cased, branch) that refuse every ref write.
+        self.protected_branches: set[tuple[str, str]] = set()
         self.pulls: dict[tuple[str, int], PullRequest] = {}
         self.numbers: dict[str, int] = {}
         self.review_comments: dict[int, ReviewComment] = {}
