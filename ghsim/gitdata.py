@@ -1,4 +1,4 @@
-"""GitHub's Git Data API and pull request creation: blobs, trees, commits, refs, `POST …/pulls`.
+"""GitHub's Git Data API and pull request creation: trees, commits, refs, `POST …/pulls`.
 
 Trees are the simulator's file maps (path → text) named by a hash of their entries; a commit made
 here records its tree, so contents, compare and later trees read what it wrote. Writes need the
@@ -9,8 +9,6 @@ protected branch refuses every ref write (422).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 from typing import Any
 
@@ -121,23 +119,6 @@ def get_commit(ctx: Context, call: Call) -> Response:
         return json_response(content)
 
 
-def create_blob(ctx: Context, call: Call) -> Response:
-    name, _repo = _writable(ctx, call)
-    content, encoding = call.field("content"), call.field("encoding") or "utf-8"
-    if not isinstance(content, str) or encoding not in ("utf-8", "base64"):
-        raise ApiError(422, "Invalid request.", ["content must be a string"])
-    if encoding == "base64":
-        try:
-            content = base64.b64decode(content, validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            raise ApiError(422, "Invalid request.", ["content is not UTF-8 text"]) from None
-    with ctx.world.lock:
-        sha = blob_sha(content)
-        ctx.world.blobs[sha] = content
-    url = f"{ctx.shapes.api}/repos/{name}/git/blobs/{sha}"
-    return json_response({"url": url, "sha": sha}, status=201)
-
-
 def _entry_text(ctx: Context, entry: Any) -> str | None:
     """What one `tree` entry writes: its text, or None to remove the path."""
     if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
@@ -151,12 +132,13 @@ def _entry_text(ctx: Context, entry: Any) -> str | None:
         if not isinstance(entry["content"], str):
             raise ApiError(422, "Invalid tree info", ["content must be a string"])
         return str(entry["content"])
-    sha = entry.get("sha")
+    sha = entry.get("sha", "")
     if sha is None:
         return None
-    if sha not in ctx.world.blobs:
+    found = next((text for text in ctx.world.tree_texts() if blob_sha(text) == sha), None)
+    if found is None:
         raise ApiError(422, "Invalid tree info", [f"{sha} is not a blob"])
-    return ctx.world.blobs[str(sha)]
+    return found
 
 
 def create_tree(ctx: Context, call: Call) -> Response:

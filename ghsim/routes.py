@@ -340,7 +340,6 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/compare/{{basehead:path}}", ["GET"], compare),
     (f"{REPO}/git/trees/{{sha}}", ["GET"], git.git_tree),
     (f"{REPO}/git/trees", ["POST"], gitdata.create_tree),
-    (f"{REPO}/git/blobs", ["POST"], gitdata.create_blob),
     (f"{REPO}/git/commits", ["POST"], gitdata.create_commit),
     (f"{REPO}/git/refs", ["POST"], gitdata.create_ref),
     (f"{REPO}/git/ref/{{ref:path}}", ["GET"], gitdata.get_ref),

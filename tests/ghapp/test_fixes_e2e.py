@@ -320,7 +320,7 @@ def test_fix_pr_closed_with_refusal_dismisses_and_without_withdraws(app: Harness
 
 
 def test_a_fix_pr_edited_by_others_still_decides_by_its_merge(app: Harness) -> None:
-    number, sid, comment = planted(app)
+    number, _sid, comment = planted(app)
     ask(app, number, comment)
     (fix,) = fix_pulls(app)
     app.sim.synchronize(REPO, int(fix["number"]), author="octocat")
