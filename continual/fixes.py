@@ -88,13 +88,19 @@ def _split(text: str) -> tuple[list[str], str]:
     return text.split(newline), newline
 
 
+def _real_lines(lines: list[str]) -> int:
+    """How many lines a split text has: the empty piece after a final newline is none."""
+    return len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
+
+
 def _context_score(original: list[str], at: int, target: list[str], candidate: int) -> int:
     score = 0
+    ends = _real_lines(original), _real_lines(target)
     for offset in range(-CONTEXT_LINES, CONTEXT_LINES + 1):
         if offset == 0:
             continue
         i, j = at + offset, candidate + offset
-        if 0 <= i < len(original) and 0 <= j < len(target) and original[i] == target[j]:
+        if 0 <= i < ends[0] and 0 <= j < ends[1] and original[i] == target[j]:
             score += 1
     return score
 
@@ -103,10 +109,10 @@ def _locate(original: str, line: int, target: str) -> int | NotApplicable:
     """Where the suggestion's line stands in the moved target (0-based), or why it does not."""
     before, _ = _split(original)
     lines, _ = _split(target)
-    if not 1 <= line <= len(before):
+    if not 1 <= line <= _real_lines(before):
         return NotApplicable(f"line {line} is not in the file the suggestion was posted on")
     wanted = before[line - 1]
-    candidates = [index for index, text in enumerate(lines) if text == wanted]
+    candidates = [index for index in range(_real_lines(lines)) if lines[index] == wanted]
     if not candidates:
         return NotApplicable(
             f"line {line} has changed since the suggestion was posted, so the suggested change "
@@ -165,7 +171,7 @@ def plan_fix(
             return found
         index = found
     else:
-        if line > len(lines) or (line == len(lines) and lines[-1] == "" and len(lines) > 1):
+        if line > _real_lines(lines):
             return NotApplicable(f"line {line} is past the end of `{_inline(path)}`")
         index = line - 1
     if tuple(lines[index : index + len(block)]) == block:
