@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from ghapp.loopback import LoopbackServer, bind
-from ghsim import pulls
+from ghsim import pulls, trees
 from ghsim.endpoint import Context
 from ghsim.hooks import Attempt
 from ghsim.model import FileChange, Installation
@@ -240,9 +240,11 @@ class GitHubSimulator(PushDriver, TalkDriver):
         draft: bool = False,
         head_sha: str | None = None,
         head_repo: str | None = None,
+        contents: Mapping[str, str] | None = None,
     ) -> Json:
         """Open a pull request whose diff is ``files`` (FileChange values or {path: patch});
-        ``head_repo`` (an existing repository) makes its head branch live in that fork."""
+        ``head_repo`` (an existing repository) makes its head branch live in that fork;
+        ``contents`` (path → text) are the head's files over the base's, for contents reads."""
         pull = pulls.open_pull(
             self.world,
             repo,
@@ -257,6 +259,10 @@ class GitHubSimulator(PushDriver, TalkDriver):
             head_sha=head_sha,
             head_repo=head_repo,
         )
+        if contents is not None:
+            with self.world.lock:
+                base = trees.tree_of(self.world, pull.base_sha)
+                self.world.trees[pull.head_sha] = {**base, **contents}
         self._emit_event("pull_request", self.payloads.pull_request("opened", repo, pull.number))
         return self.pull(repo, pull.number)
 
