@@ -207,12 +207,17 @@ def fix_body(*, suggestion_id: str, title: str, pull: int, asked_by: str, change
     )
     return (
         f"Applies the suggestion **{_quoted(title, TITLE_CHARS)}** from #{pull} at {where}, "
-        f"as @{_inline(asked_by)} asked with `/fix`. It changes that line and nothing else."
+        f"as @{_login(asked_by)} asked with `/fix`. It changes that line and nothing else."
         f"{moved}\n\n"
         "Merging it records the suggestion as accepted. Closing it after a typed refusal "
         "(`dismiss <reason>`) records it as dismissed; closing it without one records nothing."
         f"\n\n{render_fix_marker(suggestion_id)}"
     )
+
+
+def _login(login: str) -> str:
+    """A GitHub login as the app writes it: only the characters a login (or a bot's) may hold."""
+    return re.sub(r"[^A-Za-z0-9_\-\[\]]", "", login)[:64] or "someone"
 
 
 def commit_message(title: str, pull: int) -> str:

@@ -142,6 +142,8 @@ def test_the_body_names_the_suggestion_the_pr_and_who_asked_and_ends_with_the_ma
     assert parse_fix_marker(body) == "s1"
     assert "#7" in body and "@octocat" in body and "@team" not in body
     assert fix_branch("s1") == "hindsight/fix-s1"
+    odd = fix_body(suggestion_id="s1", title="t", pull=7, asked_by="x<!-- y -->", change=change)
+    assert "@x--y-- asked" in odd and parse_fix_marker(odd) == "s1"
 
 
 def test_by_hand_quotes_the_change_in_a_fence_longer_than_its_backticks() -> None:
