@@ -295,6 +295,16 @@ def test_github_errors_retry_or_answer(app: Harness) -> None:
     app.sim.inject("GET", r"/commits/", status=404, times=1)
     ask(app, third, third_comment)
     assert "no longer exists" in answers(app, third_comment)[0]
+    fourth, _fourth_sid, fourth_comment = planted(app)
+    app.sim.inject("POST", r"/git/commits$", status=409, times=1)
+    ask(app, fourth, fourth_comment)
+    (conflict,) = answers(app, fourth_comment)
+    assert "GitHub refused" in conflict and "409" in conflict and FIXED in conflict
+    fifth, fifth_sid, fifth_comment = planted(app)
+    app.sim.protect_branch(REPO, f"hindsight/fix-{fifth_sid}")
+    ask(app, fifth, fifth_comment)
+    (protected,) = answers(app, fifth_comment)
+    assert "Protected branch" in protected and len(fix_pulls(app)) == 2
 
 
 def test_fix_pr_closed_with_refusal_dismisses_and_without_withdraws(app: Harness) -> None:
