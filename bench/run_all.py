@@ -31,6 +31,7 @@ BENCHMARKS = {
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
     "untrusted_text": (["bench/untrusted_text.py"], ["bench/untrusted_text.py", "--repeat", "3"]),
     "writeback": (["bench/writeback.py"], ["bench/writeback.py"]),
+    "fixes": (["bench/fixes.py"], ["bench/fixes.py"]),
     "review": (["bench/review.py"], ["bench/review.py"]),
     "maintenance": (["bench/maintenance.py"], ["bench/maintenance.py", "--files", "250"]),
     "proofs": (["bench/proofs.py"], ["bench/proofs.py", "--proofs", "8"]),

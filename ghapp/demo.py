@@ -32,6 +32,7 @@ from continual.values import EntryState
 from ghapp.app import build_deps, create_app
 from ghapp.cli.ledger import ledgers, print_ledger
 from ghapp.db import make_engine, reading
+from ghapp.demo_fixes import SECOND_TEXT, run_fix_steps
 from ghapp.jobs import now_ms
 from ghapp.loopback import serve_in_thread
 from ghapp.settings import Settings
@@ -43,7 +44,7 @@ ORG = "demo-org"
 REPO = f"{ORG}/payments"
 PATH = "src/payments/charge.py"
 MAINTAINER = "olivia"
-STEPS = 9
+STEPS = 11
 SETTLE_TIMEOUT_S = 45.0
 
 FIRST_PATCH = """@@ -1,3 +1,11 @@
@@ -85,7 +86,11 @@ timeout_s = 60
 
 [review]
 parallel_calls = 4
+
+[fixes]
+enabled = true
 """
+DEMO_PERMISSIONS = {"issues": "write", "metadata": "read", "pull_requests": "write"}
 
 
 class DemoFailed(Exception):
@@ -99,6 +104,7 @@ class Demo:
     settings: Settings
     url: str
     echo: Callable[[str], None]
+    installation_id: int = 0
 
     def settle(self) -> None:
         """Wait until the worker has run every job that is due."""
@@ -252,7 +258,9 @@ def run_steps(demo: Demo) -> None:
 
     step(echo, 6, "Lessons become active; the dismissed mechanism is remembered…")
     with reading(demo.engine) as conn:
-        account_id, repository_id = conn.execute(select(Repository.account_id, Repository.id)).one()
+        account_id, repository_id = conn.execute(
+            select(Repository.account_id, Repository.id).where(Repository.full_name == REPO)
+        ).one()
         lessons = load_lessons(conn, account_id, now=now_ms())
         refused = suppressions(conn, repository_id, now_ms=now_ms())
     active = [lesson for lesson in lessons if lesson.state is EntryState.ACTIVE]
@@ -270,7 +278,11 @@ def run_steps(demo: Demo) -> None:
 
     step(echo, 7, "Opening PR #2, touching the same file and re-raising the dismissed finding…")
     second = demo.sim.open_pull(
-        REPO, title="Refund on failure", files={PATH: SECOND_PATCH}, author="sam"
+        REPO,
+        title="Refund on failure",
+        files={PATH: SECOND_PATCH},
+        contents={PATH: SECOND_TEXT},
+        author="sam",
     )
     posted = review_step(demo, second["number"])
     with reading(demo.engine) as conn:
@@ -312,7 +324,9 @@ def run_steps(demo: Demo) -> None:
             f"#{item.receipt_id}: {item.reason} by {item.actor})"
         )
 
-    step(echo, 8, "The ledger:")
+    run_fix_steps(demo, second, posted)
+
+    step(echo, 10, "The ledger:")
     for record in ledgers(demo.engine, now=now_ms()):
         print_ledger(record)
 
@@ -346,8 +360,12 @@ def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
         echo(f"      simulator {sim.base_url}, app {url}, database {database_url}")
         step(echo, 2, f"Installing the app on {REPO}…")
         sim.configure_webhooks(f"{url}/webhooks", settings.secret_bytes())
-        sim.add_installation(ORG, repositories=[REPO])
+        # `contents: write` and `[fixes] enabled`: a maintainer's /fix opens a fix PR (step 8).
+        installation_id = sim.add_installation(
+            ORG, repositories=[REPO], permissions={**DEMO_PERMISSIONS, "contents": "write"}
+        )
         demo = Demo(sim=sim, engine=engine, settings=settings, url=url, echo=echo)
+        demo.installation_id = installation_id
         demo.settle()
         check(demo.scalar(select(func.count()).select_from(Repository)) == 1, "not installed")
         yield demo
@@ -359,7 +377,7 @@ def run_demo(workdir: Path, *, keep: bool, echo: Callable[[str], None] = print) 
     try:
         with started(workdir, echo) as demo:
             run_steps(demo)
-            step(echo, 9, f"Done in {time.monotonic() - started_at:.1f} s: every step checked.")
+            step(echo, 11, f"Done in {time.monotonic() - started_at:.1f} s: every step checked.")
             if keep:
                 keep_running(demo)
     except DemoFailed as failure:

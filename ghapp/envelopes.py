@@ -91,13 +91,20 @@ class PushRepository(RepositoryRef):
     default_branch: StrictStr | None = None
 
 
+class HeadRepository(Shape):
+    full_name: StrictStr | None = None
+
+
 class Head(Shape):
     sha: StrictStr
+    ref: StrictStr | None = None
+    repo: HeadRepository | None = None  # null when the head's fork was deleted
 
 
 class Pull(Shape):
     number: Number
     head: Head | None = None
+    base: Head | None = None
     user: User | None = None
     draft: StrictBool | None = None
     body: StrictStr | None = None
@@ -125,6 +132,8 @@ class Comment(Shape):
     body: StrictStr | None = None
     user: User | None = None
     performed_via_github_app: dict[str, Any] | None = None
+    author_association: StrictStr | None = None
+    in_reply_to_id: Id | None = None
 
 
 class Envelope(Shape):

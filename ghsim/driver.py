@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from ghapp.loopback import LoopbackServer, bind
-from ghsim import pulls
+from ghsim import pulls, trees
 from ghsim.endpoint import Context
 from ghsim.hooks import Attempt
 from ghsim.model import FileChange, Installation
@@ -239,8 +239,12 @@ class GitHubSimulator(PushDriver, TalkDriver):
         base_ref: str | None = None,
         draft: bool = False,
         head_sha: str | None = None,
+        head_repo: str | None = None,
+        contents: Mapping[str, str] | None = None,
     ) -> Json:
-        """Open a pull request whose diff is ``files`` (FileChange values or {path: patch})."""
+        """Open a pull request whose diff is ``files`` (FileChange values or {path: patch});
+        ``head_repo`` (an existing repository) makes its head branch live in that fork;
+        ``contents`` (path → text) are the head's files over the base's, for contents reads."""
         pull = pulls.open_pull(
             self.world,
             repo,
@@ -253,7 +257,12 @@ class GitHubSimulator(PushDriver, TalkDriver):
             base_ref=base_ref,
             draft=draft,
             head_sha=head_sha,
+            head_repo=head_repo,
         )
+        if contents is not None:
+            with self.world.lock:
+                base = trees.tree_of(self.world, pull.base_sha)
+                self.world.trees[pull.head_sha] = {**base, **contents}
         self._emit_event("pull_request", self.payloads.pull_request("opened", repo, pull.number))
         return self.pull(repo, pull.number)
 
@@ -285,6 +294,26 @@ class GitHubSimulator(PushDriver, TalkDriver):
         payload = self.payloads.pull_request("closed", repo, number, sender=sender)
         self._emit_event("pull_request", payload)
         return self.pull(repo, number)
+
+    def delete_branch(self, repo: str, branch: str) -> None:
+        """Delete a branch (as a person does after a merge); its pull request keeps its head."""
+        with self.world.lock:
+            del self.world.repo(repo).branches[branch]
+
+    def protect_branch(self, repo: str, branch: str) -> None:
+        """Protect a branch: every ref write to it is refused (422)."""
+        with self.world.lock:
+            self.world.protected_branches.add((self.world.repo(repo).full_name.lower(), branch))
+
+    def grant(self, installation_id: int, permission: str, level: str) -> None:
+        """Set one permission of an installation (`contents`, `write`)."""
+        with self.world.lock:
+            self.world.installation(installation_id).permissions[permission] = level
+
+    def branches(self, repo: str) -> dict[str, str]:
+        """Every branch of a repository and its head."""
+        with self.world.lock:
+            return dict(self.world.repo(repo).branches)
 
     def reopen(self, repo: str, number: int) -> Json:
         pulls.reopen(self.world, repo, number)

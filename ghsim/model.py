@@ -125,6 +125,7 @@ class PullRequest:
     merged_at: datetime | None = None
     merged_by: Account | None = None
     merge_commit_sha: str | None = None
+    head_repo: str | None = None  # the fork the head branch lives in; None: this repository
 
     @property
     def files(self) -> list[FileChange]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ghsim.model import ApiError, Commit, FileChange, PullRequest, Repository
 from ghsim.state import Files, World, as_files, check_association, node_id
-from ghsim.trees import changed_files
+from ghsim.trees import changed_files, diff_trees, has_tree, tree_of
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,12 @@ def open_pull(
     base_ref: str | None,
     draft: bool,
     head_sha: str | None,
+    head_repo: str | None = None,
 ) -> PullRequest:
     check_association(author_association)
     with world.lock:
         repo = world.repo(full_name)
+        fork = world.repo(head_repo) if head_repo is not None else repo
         user = world.account(author)
         world.numbers[repo.full_name] += 1
         number = world.numbers[repo.full_name]
@@ -48,7 +50,7 @@ def open_pull(
             repo, parents=[base_sha], files=changes, message=title, author=user, sha=head_sha
         )
         head_ref = head_ref or f"change-{number}"
-        repo.branches[head_ref] = head
+        fork.branches[head_ref] = head
         pull_id = world.next_id()
         now = world.now()
         pull = PullRequest(
@@ -68,6 +70,71 @@ def open_pull(
             created_at=now,
             updated_at=now,
             files_by_sha={head: changes},
+            head_repo=fork.full_name if fork is not repo else None,
+        )
+        world.pulls[(repo.full_name, number)] = pull
+        return pull
+
+
+def create_pull(
+    world: World, full_name: str, *, title: str, body: str | None, head: str, base: str
+) -> PullRequest:
+    """A pull request the app opens (`POST …/pulls`) from a branch of the repository, as GitHub
+    validates it: both branches exist, one pull request per head, and head has commits base lacks."""
+    with world.lock:
+        repo = world.repo(full_name)
+        head_ref = head.split(":", 1)[1] if ":" in head else head
+        if head_ref not in repo.branches or base not in repo.branches:
+            field = "head" if head_ref not in repo.branches else "base"
+            raise ApiError(
+                422,
+                "Validation Failed",
+                [{"resource": "PullRequest", "field": field, "code": "invalid"}],
+            )
+        for other in world.pulls.values():
+            if (
+                other.repo == repo.full_name
+                and other.head_ref == head_ref
+                and other.state == "open"
+            ):
+                message = f"A pull request already exists for {repo.owner.login}:{head_ref}."
+                raise ApiError(
+                    422,
+                    "Validation Failed",
+                    [{"resource": "PullRequest", "code": "custom", "message": message}],
+                )
+        head_sha, base_sha = repo.branches[head_ref], repo.branches[base]
+        if head_sha in ancestry(world, base_sha):
+            message = f"No commits between {base} and {head_ref}"
+            raise ApiError(
+                422,
+                "Validation Failed",
+                [{"resource": "PullRequest", "code": "custom", "message": message}],
+            )
+        files = changed_files(world, base_sha, head_sha)
+        if files is None:
+            files = list(world.commits[head_sha].files)
+        world.numbers[repo.full_name] += 1
+        number = world.numbers[repo.full_name]
+        pull_id = world.next_id()
+        now = world.now()
+        pull = PullRequest(
+            id=pull_id,
+            node_id=node_id("PullRequest", pull_id),
+            repo=repo.full_name,
+            number=number,
+            title=title,
+            body=body,
+            user=world.bot,
+            author_association="NONE",
+            head_ref=head_ref,
+            head_sha=head_sha,
+            base_ref=base,
+            base_sha=base_sha,
+            draft=False,
+            created_at=now,
+            updated_at=now,
+            files_by_sha={head_sha: files},
         )
         world.pulls[(repo.full_name, number)] = pull
         return pull
@@ -126,12 +193,29 @@ def close(
                 message=f"Merge pull request #{number}",
                 author=world.account(by) if by else pull.user,
             )
+            if has_tree(world, pull.head_sha):
+                world.trees[merge] = _merged_tree(world, pull, repo.branches[pull.base_ref])
             repo.branches[pull.base_ref] = merge
             pull.merged = True
             pull.merged_at = now
             pull.merge_commit_sha = merge
             pull.merged_by = world.account(by) if by else repo.owner
         return pull
+
+
+def _merged_tree(world: World, pull: PullRequest, base_head: str) -> dict[str, str]:
+    """The files of a merge: the base branch's, with what the pull request changed since it
+    branched off."""
+    tree = dict(tree_of(world, base_head))
+    head = tree_of(world, pull.head_sha)
+    for change in diff_trees(tree_of(world, pull.base_sha), head):
+        if change.status == "removed":
+            tree.pop(change.filename, None)
+        else:
+            if change.previous_filename is not None:
+                tree.pop(change.previous_filename, None)
+            tree[change.filename] = head[change.filename]
+    return tree
 
 
 def reopen(world: World, full_name: str, number: int) -> PullRequest:

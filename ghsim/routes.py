@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghsim import conversation, git, graphql, issues, manifests, pulls
+from ghsim import conversation, git, gitdata, graphql, issues, manifests, pulls
 from ghsim.endpoint import (
     Call,
     Context,
@@ -339,6 +339,13 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/issues/comments/{{comment_id:int}}/reactions", ["GET", "POST"], comment_reactions),
     (f"{REPO}/compare/{{basehead:path}}", ["GET"], compare),
     (f"{REPO}/git/trees/{{sha}}", ["GET"], git.git_tree),
+    (f"{REPO}/git/trees", ["POST"], gitdata.create_tree),
+    (f"{REPO}/git/commits", ["POST"], gitdata.create_commit),
+    (f"{REPO}/git/refs", ["POST"], gitdata.create_ref),
+    (f"{REPO}/git/ref/{{ref:path}}", ["GET"], gitdata.get_ref),
+    (f"{REPO}/git/refs/{{ref:path}}", ["PATCH", "DELETE"], gitdata.update_ref),
+    (f"{REPO}/commits/{{ref:path}}", ["GET"], gitdata.get_commit),
+    (f"{REPO}/pulls", ["POST"], gitdata.open_pull_request),
     (f"{REPO}/contents/{{path:path}}", ["GET"], git.contents),
     ("/graphql", ["POST"], graphql.review_threads),
     ("/app-manifests/{code}/conversions", ["POST"], manifests.conversion),

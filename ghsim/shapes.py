@@ -266,7 +266,11 @@ class Shapes:
             "review_comment_url": f"{self.api}/repos/{pull.repo}/pulls/comments{{/number}}",
             "comments_url": f"{issue}/comments",
             "statuses_url": f"{self.api}/repos/{pull.repo}/statuses/{pull.head_sha}",
-            "head": self._ref(repo, pull.head_ref, pull.head_sha),
+            "head": self._ref(
+                self.world.repo(pull.head_repo) if pull.head_repo else repo,
+                pull.head_ref,
+                pull.head_sha,
+            ),
             "base": self._ref(repo, pull.base_ref, pull.base_sha),
             "_links": {
                 "self": {"href": url},

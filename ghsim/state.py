@@ -105,6 +105,10 @@ class World:
         self.commits: dict[str, Commit] = {}
         # Commit sha -> its files (path -> text), for the commits made with files (git.py).
         self.trees: dict[str, dict[str, str]] = {}
+        # Git Data API trees (gitdata.py): tree sha -> files.
+        self.tree_objects: dict[str, dict[str, str]] = {}
+        # (repository lower-cased, branch) that refuse every ref write.
+        self.protected_branches: set[tuple[str, str]] = set()
         self.pulls: dict[tuple[str, int], PullRequest] = {}
         self.numbers: dict[str, int] = {}
         self.review_comments: dict[int, ReviewComment] = {}
@@ -327,6 +331,12 @@ class World:
             name = author.login if author else "Simulated Author"
             self.commits[sha] = Commit(sha, parents, message, author, name, files, self.now())
             return sha
+
+    def tree_texts(self) -> list[str]:
+        """Every file text a tree holds (a tree entry may name an existing blob by its sha)."""
+        with self.lock:
+            trees = [*self.trees.values(), *self.tree_objects.values()]
+            return [text for tree in trees for text in tree.values()]
 
     def pull(self, full_name: str, number: int) -> PullRequest:
         with self.lock:

@@ -15,6 +15,7 @@ SOURCE_WORDS = {
     "reaction": "a reaction on this comment",
     "applied": "this suggestion, committed as it was",
     "merged_author_fix": "the author's fix, merged",
+    "fix_pr": "its fix PR",
 }
 RECORDED = "**Hindsight recorded:** {decision}{reason} — by @{actor}, from {source} (`{rule}`)."
 NOTHING = "**Hindsight recorded:** no decision now (what decided was undone, edited or deleted)."
@@ -115,3 +116,17 @@ def status_edits(threads: Iterable[ThreadStatus]) -> list[StatusEdit]:
         if body != thread.body:
             edits.append(StatusEdit(thread.suggestion_id, thread.comment_id, body))
     return edits
+
+
+FIX_LINE = "**Hindsight fix PR:** #{number} ({state})."
+_FIX_LINE_START = "**Hindsight fix PR:** #"
+
+
+def with_fix_pull(body: str, number: int, state: str) -> str:
+    """The body with one line linking its fix PR and its state, just before the status block
+    (where a later status edit keeps it); made only of values the app chose."""
+    head, block = split_status(body)
+    kept = [line for line in head.rstrip().split("\n") if not line.startswith(_FIX_LINE_START)]
+    text = "\n".join(kept).rstrip()
+    text = f"{text}\n\n{FIX_LINE.format(number=number, state=state)}"
+    return f"{text}\n\n{STATUS_MARKER}{block}" if block is not None else text

@@ -18,7 +18,7 @@ from continual.replies import (
     read_reply,
 )
 from continual.values import Decision, Reason, Source
-from continual.writeback.authors import Author, is_app_bot, is_bot, is_maintainer
+from continual.writeback.authors import Author, is_app_bot, is_bot, is_bot_account, is_maintainer
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,8 @@ class FixPull:
     closed_at: datetime | None = None
     merged_by: str | None = None
     comments: tuple[ThreadComment, ...] = ()
+    merged_by_type: str | None = None  # "User", "Bot"…: a bot's merge decides nothing
+    edited_by_others: bool = False  # commits not the app's were pushed to it before it closed
 
 
 def build_threads(
@@ -260,7 +262,9 @@ def decide_fix_pr(
     app_slug: str,
     suggestion_repositories: Mapping[str, str],
 ) -> ThreadDecision | None:
-    """A fix PR's decision (docs/writeback.md, "Other sources of a decision"): merged → accepted; closed with a typed refusal → dismissed.
+    """A fix PR's decision (docs/writeback.md, "Other sources of a decision"): merged by a person →
+    accepted, actor the merger (a fix PR edited by others still decides by its merge; the span
+    says so); closed with a typed refusal → dismissed; closed without one → no decision.
 
     `suggestion_repositories` maps each suggestion id the store knows to its repository; a fix PR in
     another repository, or opened by someone who is neither the app's bot nor a maintainer, decides
@@ -276,16 +280,18 @@ def decide_fix_pr(
         return None
     if pull.merged:
         at = pull.merged_at or pull.closed_at
-        if at is None:
+        merger = pull.merged_by or pull.author.login
+        if at is None or is_bot_account(merger, pull.merged_by_type):
             return None
+        edited = " (edited by others before the merge)" if pull.edited_by_others else ""
         return ThreadDecision(
             suggestion_id=suggestion_id,
             decision=Decision.ACCEPTED,
             reason=None,
             source=Source.FIX_PR,
             rule="fix_pr.merged",
-            span=f"#{pull.number}",
-            actor=pull.merged_by or pull.author.login,
+            span=f"#{pull.number}{edited}",
+            actor=merger,
             at=at,
             reply_id=None,
         )

@@ -38,6 +38,7 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
         env_file=args.env_file,
         key_file=args.key_file,
         force=args.force,
+        fixes=args.fixes,
     )
     try:
         sock, base_url = bind("127.0.0.1", args.port)
@@ -140,6 +141,11 @@ def add_setup(commands: Subparsers) -> None:
     )
     setup.add_argument(
         "--force", action="store_true", help="replace existing files (other .env lines are kept)"
+    )
+    setup.add_argument(
+        "--fixes",
+        action="store_true",
+        help="ask for contents: write, so a maintainer's /fix can open a fix PR (docs/fixes.md)",
     )
     setup.add_argument(
         "--port", type=int, default=0, help="loopback port for the page (default: any free one)"

@@ -82,4 +82,9 @@ suppress_days = 180          # how long a dismissal keeps the same finding from 
 # without a model.
 # [maintenance]
 # seat = "local"
+
+# --- Fix PRs: a maintainer's /fix opens the suggested change as a pull request ----------------
+# Needs the app's `contents: write` permission (`hindsight setup --fixes`); docs/fixes.md.
+# [fixes]
+# enabled = true
 """

@@ -144,6 +144,7 @@ class PullRequest:
     html_url: str
     closed_at: datetime | None
     merged_at: datetime | None
+    head_repository: str | None = None  # owner/name of the head's repository; None: deleted
 
     @classmethod
     def from_json(cls, repository: str, data: Json) -> PullRequest:
@@ -167,6 +168,7 @@ class PullRequest:
             html_url=_str(data.get("html_url")),
             closed_at=parse_iso_or_none(data.get("closed_at")),
             merged_at=parse_iso_or_none(data.get("merged_at")),
+            head_repository=_str((head.get("repo") or {}).get("full_name")) or None,
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ghapp.fixes import commands as fixes
 from ghapp.handlers import installations, pulls, push, repositories
 from ghapp.router import Router
 
@@ -13,4 +14,5 @@ def build_router(*, coalesce_ms: int = pulls.COALESCE_MS) -> Router:
         repositories.ROUTES,
         pulls.routes(coalesce_ms=coalesce_ms),
         push.ROUTES,
+        fixes.ROUTES,
     )

@@ -70,6 +70,7 @@ class Registration:
     env_file: Path
     key_file: Path
     force: bool
+    fixes: bool = False  # ask for `contents: write`, which fix PRs need (docs/permissions.md)
     state: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     finished: threading.Event = field(default_factory=threading.Event)
     credentials: Credentials | None = None
@@ -82,6 +83,7 @@ class Registration:
             webhook_url=self.webhook_url,
             redirect_url=self.base_url + CALLBACK_PATH,
             name=self.name,
+            fixes=self.fixes,
         )
 
     async def start(self, request: Request) -> Response:

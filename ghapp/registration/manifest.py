@@ -65,9 +65,15 @@ class GitHubSite:
 
 
 def load_manifest(
-    path: Path, *, webhook_url: str | None, redirect_url: str, name: str | None
+    path: Path,
+    *,
+    webhook_url: str | None,
+    redirect_url: str,
+    name: str | None,
+    fixes: bool = False,
 ) -> dict[str, Any]:
-    """The manifest GitHub is sent: `path`'s fields, the webhook URL and the redirect back."""
+    """The manifest GitHub is sent: `path`'s fields, the webhook URL and the redirect back;
+    with `fixes`, `contents: write` (fix PRs write a branch, a commit and a pull request)."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -89,6 +95,8 @@ def load_manifest(
             raise RegistrationError(f"{path}: {required} is required")
     if not isinstance(manifest.get("default_permissions"), dict):
         raise RegistrationError(f"{path}: default_permissions must be a mapping")
+    if fixes:
+        manifest["default_permissions"] = {**manifest["default_permissions"], "contents": "write"}
     hook = dict(manifest.get("hook_attributes") or {})
     hook_url = webhook_url or hook.get("url")
     if not isinstance(hook_url, str) or PLACEHOLDER_HOST in hook_url:

@@ -26,6 +26,7 @@ from continual.writeback.threads import FixPull
 from ghapp.db import reading
 from ghapp.deps import Deps
 from ghapp.envelopes import Issue, Pull, PullEvent, PullRequestEvent
+from ghapp.fixes.closing import fix_closed, fix_closing
 from ghapp.jobs import ClaimedJob
 from ghapp.tenants import note_repository
 from ghapp.writeback.acknowledge import acknowledge
@@ -159,6 +160,7 @@ def fix_pull(event: PullRequestEvent) -> FixPull:
         merged_at=_when(pull.merged_at),
         closed_at=_when(pull.closed_at),
         merged_by=pull.merged_by.login if pull.merged_by is not None else None,
+        merged_by_type=pull.merged_by.type if pull.merged_by is not None else None,
     )
 
 
@@ -214,9 +216,12 @@ async def on_writeback(deps: Deps, job: ClaimedJob, event: PullEvent) -> None:
     fields = {"job": job.id, "repo": repo, "pr": number}
     closed = event.action == "closed"
     if closed and isinstance(event, PullRequestEvent):
-        fixed = await write_back_fix(deps, installation_id=installation_id, fix=fix_pull(event))
+        fix, ours = await fix_closing(deps, event, fix_pull(event))
+        fixed = await write_back_fix(deps, installation_id=installation_id, fix=fix)
         if fixed is not None:
             log.info("fix PR written back", extra={**fields, "changed": fixed.changed})
+        if ours is not None:
+            await fix_closed(deps, installation_id, event, ours)
     await asyncio.to_thread(note_repository, deps.engine, event, deps.clock())
     head = pull.head if isinstance(pull, Pull) else None
     result = await write_back(

@@ -12,6 +12,7 @@ from review.config.seats import _parse_seats
 from review.config.values import (
     Acknowledge,
     DecisionSettings,
+    FixSettings,
     MaintenanceSettings,
     ProofPolicy,
     ReviewConfig,
@@ -20,7 +21,9 @@ from review.config.values import (
 )
 from review.lenses import BUILTIN_LENS_INSTRUCTIONS, DEFAULT_LENSES, Lens
 
-_TOP_KEYS = frozenset({"seats", "lenses", "review", "writeback", "decisions", "maintenance"})
+_TOP_KEYS = frozenset(
+    {"seats", "lenses", "review", "writeback", "decisions", "maintenance", "fixes"}
+)
 _LENS_KEYS = frozenset({"name", "instructions"})
 
 
@@ -57,7 +60,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
     for key in sorted(set(data) - _TOP_KEYS):
         problems.add(
             f"unknown key {key!r} (expected [[seats]], [[lenses]], [review], [writeback], "
-            "[decisions] or [maintenance])"
+            "[decisions], [maintenance] or [fixes])"
         )
 
     seats = _parse_seats(data.get("seats"), problems)
@@ -67,6 +70,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
     names = {seat.name for seat in seats}
     decisions = _parse_decisions(data.get("decisions"), names, problems)
     maintenance = _parse_maintenance(data.get("maintenance"), names, problems)
+    fixes = _parse_fixes(data.get("fixes"), problems)
     if problems.items:
         raise ConfigError(source, problems.items)
     return ReviewConfig(
@@ -77,6 +81,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
         writeback=writeback,
         decisions=decisions,
         maintenance=maintenance,
+        fixes=fixes,
     )
 
 
@@ -173,3 +178,11 @@ def _parse_maintenance(value: Any, seats: set[str], problems: _Problems) -> Main
         problems.add(f"maintenance.seat must name a configured seat, got {seat!r}")
         return MaintenanceSettings()
     return MaintenanceSettings(seat=seat)
+
+
+def _parse_fixes(value: Any, problems: _Problems) -> FixSettings:
+    enabled = _table(value, "fixes", frozenset({"enabled"}), problems).get("enabled", False)
+    if not isinstance(enabled, bool):
+        problems.add("fixes.enabled must be true or false")
+        return FixSettings()
+    return FixSettings(enabled=enabled)

@@ -110,6 +110,13 @@ class MaintenanceSettings:
 
 
 @dataclass(frozen=True)
+class FixSettings:
+    """``[fixes]``: whether a maintainer's `/fix` opens a fix PR (it needs `contents: write`)."""
+
+    enabled: bool = False
+
+
+@dataclass(frozen=True)
 class ReviewConfig:
     """Everything ``hindsight.toml`` says, validated."""
 
@@ -120,6 +127,7 @@ class ReviewConfig:
     writeback: WritebackSettings = WritebackSettings()
     decisions: DecisionSettings = DecisionSettings()
     maintenance: MaintenanceSettings = MaintenanceSettings()
+    fixes: FixSettings = FixSettings()
 
     def seat(self, name: str) -> SeatConfig:
         """The seat called ``name``; ``KeyError`` if none is configured."""

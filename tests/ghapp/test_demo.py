@@ -35,7 +35,7 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     for expected in (
-        "[1/9]",
+        "[1/11]",
         "one review posted with 4 comments for 5 suggestions",
         "'File opened without a context manager' is one comment for 2 lenses "
         "(correctness, performance)",
@@ -51,7 +51,11 @@ def test_readme_demo_command_runs_the_whole_loop(tmp_path: Path) -> None:
         "findings not posted (dismissed here before): 1",
         "decided by grammar.accept (reply): 1 accepted",
         "decided by grammar.dismiss (reply): 1 dismissed",
-        "[9/9] Done",
+        "receipt: accepted by olivia (rule fix_pr.merged, #",
+        "[account] Catch the specific exception",
+        "(merged fix PRs in 2 repositories of demo-org)",
+        "decided by fix_pr.merged (fix_pr): 1 accepted",
+        "[11/11] Done",
     ):
         assert expected in out, out
     assert (tmp_path / "demo" / "hindsight.db").is_file()
@@ -88,7 +92,8 @@ def test_keep_leaves_the_app_up_with_a_working_token(tmp_path: Path) -> None:
         recall = httpx.get(f"{base}/v1/recall", headers=headers, timeout=10)
         assert recall.status_code == 200
         states = sorted(lesson["state"] for lesson in recall.json()["lessons"])
-        assert states == ["active", "candidate"]
+        # payments: the accepted lesson and a candidate; billing: the same lesson, widened.
+        assert states == ["active", "active", "candidate"]
         assert httpx.get(f"{base}/v1/recall", timeout=10).status_code == 401
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0

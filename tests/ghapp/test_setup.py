@@ -229,3 +229,12 @@ def test_the_simulator_refuses_a_manifest_without_a_redirect(sim: GitHubSimulato
     )
     assert answer.status_code == 422 and "redirect_url is required" in answer.text
     assert httpx.post(f"{sim.base_url}/app-manifests/nope/conversions").status_code == 404
+
+
+def test_fixes_ask_for_contents_write_and_nothing_else() -> None:
+    plain = load_manifest(APP_YML, webhook_url=WEBHOOK_URL, redirect_url="http://x/cb", name=None)
+    fixes = load_manifest(
+        APP_YML, webhook_url=WEBHOOK_URL, redirect_url="http://x/cb", name=None, fixes=True
+    )
+    assert plain["default_permissions"]["contents"] == "read"
+    assert fixes["default_permissions"] == {**plain["default_permissions"], "contents": "write"}

@@ -385,6 +385,35 @@ def answers() -> dict[tuple[str, str], tuple[int, Any]]:
         call("GET", f"{T}/compare/{{basehead}}", f"{R}/compare/{base}...{head}")
         call("GET", f"{T}/git/trees/{{tree_sha}}", f"{R}/git/trees/{main}?recursive=1")
         call("GET", f"{T}/contents/{{path}}", f"{R}/contents/hindsight.toml?ref={main}")
+        # A fix PR: the branch's head and tree, then a tree, a commit, a branch, a pull request.
+        sim.grant(77, "contents", "write")
+        tip = call("GET", f"{T}/commits/{{ref}}", f"{R}/commits/main")
+        tree = call(
+            "POST",
+            f"{T}/git/trees",
+            f"{R}/git/trees",
+            body={
+                "base_tree": tip["commit"]["tree"]["sha"],
+                "tree": [{"path": "src/f.py", "mode": "100644", "type": "blob", "content": "x\n"}],
+            },
+        )
+        commit = call(
+            "POST",
+            f"{T}/git/commits",
+            f"{R}/git/commits",
+            body={"message": "Fix", "tree": tree["sha"], "parents": [main]},
+        )
+        ref = {"ref": "refs/heads/hindsight/fix-s1", "sha": commit["sha"]}
+        call("POST", f"{T}/git/refs", f"{R}/git/refs", body=ref)
+        moved = {"sha": commit["sha"], "force": True}
+        call("PATCH", f"{T}/git/refs/{{ref}}", f"{R}/git/refs/heads/hindsight/fix-s1", body=moved)
+        call(
+            "POST",
+            f"{T}/pulls",
+            f"{R}/pulls",
+            body={"title": "Fix", "head": "hindsight/fix-s1", "base": "main", "body": "Fixes."},
+        )
+        call("DELETE", f"{T}/git/refs/{{ref}}", f"{R}/git/refs/heads/hindsight/fix-s1")
     return got
 
 
@@ -420,6 +449,13 @@ CALLS = [
     ("GET", f"{T}/compare/{{basehead}}"),
     ("GET", f"{T}/git/trees/{{tree_sha}}"),
     ("GET", f"{T}/contents/{{path}}"),
+    ("GET", f"{T}/commits/{{ref}}"),
+    ("POST", f"{T}/git/trees"),
+    ("POST", f"{T}/git/commits"),
+    ("POST", f"{T}/git/refs"),
+    ("PATCH", f"{T}/git/refs/{{ref}}"),
+    ("POST", f"{T}/pulls"),
+    ("DELETE", f"{T}/git/refs/{{ref}}"),
 ]
 
 
@@ -449,6 +485,10 @@ def test_every_rest_answer_validates_against_githubs_rest_description(
     method: str, template: str
 ) -> None:
     status, value = answers()[(method, template)]
+    if status == 204:  # no content: the description declares none, and none was sent
+        operation = openapi()["paths"][template][method.lower()]
+        assert "content" not in operation["responses"]["204"] and value is None
+        return
     assert problems(value, response_schema(method, template, status)) == []
 
 

@@ -261,3 +261,13 @@ def test_proofs_policy() -> None:
         assert 'review.proofs must be "sandboxed" or "unsandboxed"' in errors_of(
             seat + f"[review]\nproofs = {bad}\n"
         )
+
+
+def test_fixes_are_off_until_enabled() -> None:
+    seat = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+    assert loads_config(seat).fixes.enabled is False
+    assert loads_config(seat + "[fixes]\nenabled = true\n").fixes.enabled is True
+    with pytest.raises(ConfigError) as caught:
+        loads_config(seat + '[fixes]\nenabled = "yes"\nauto = 1\n')
+    assert "fixes.enabled must be true or false" in str(caught.value)
+    assert "'auto'" in str(caught.value)

@@ -1,0 +1,351 @@
+"""Fix PRs end to end: a maintainer's `/fix` → a fix PR written through the simulator's Git Data
+API → its merge accepted, and every request that must open nothing or say why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from continual.markers import parse_fix_marker, with_suggestion_marker
+from continual.tables import FixPullRow, Receipt
+from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
+from tests.support.simulator import REPO, wait_until
+
+SEAT = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
+SOURCE = "import os\nconfig = parse_config()\nprint(config)\n"
+FILES = {"src/app.py": "@@ -1,2 +1,3 @@\n import os\n+config = parse_config()\n print(config)"}
+FIXED = "config = require(parse_config())"
+# The requests one fix PR takes (reads and writes of the fix itself, not the acknowledgement).
+FIX_PATHS = ("/commits/", "/contents/", "/git/trees", "/git/commits", "/git/refs", "/pulls")
+
+
+def start(engine: Engine, database_url: str, tmp_path: Path, toml: str) -> Iterator[Harness]:
+    (tmp_path / "hindsight.toml").write_text(toml)
+    with running_app(engine, database_url, tmp_path) as harness:
+        harness.sim.push(REPO, {"src/app.py": SOURCE})
+        harness.settle()
+        yield harness
+
+
+@pytest.fixture
+def app(engine: Engine, database_url: str, tmp_path: Path) -> Iterator[Harness]:
+    for harness in start(engine, database_url, tmp_path, f"{SEAT}[fixes]\nenabled = true\n"):
+        harness.sim.grant(INSTALLATION_ID, "contents", "write")
+        yield harness
+
+
+@pytest.fixture
+def disabled(engine: Engine, database_url: str, tmp_path: Path) -> Iterator[Harness]:
+    for harness in start(engine, database_url, tmp_path, SEAT):
+        harness.sim.grant(INSTALLATION_ID, "contents", "write")
+        yield harness
+
+
+@pytest.fixture
+def read_only(engine: Engine, database_url: str, tmp_path: Path) -> Iterator[Harness]:
+    yield from start(engine, database_url, tmp_path, f"{SEAT}[fixes]\nenabled = true\n")
+
+
+def open_pull(app: Harness, **options: object) -> int:
+    number = int(app.sim.open_pull(REPO, files=dict(FILES), **options)["number"])  # type: ignore[arg-type]
+    app.settle()
+    return number
+
+
+def ask(app: Harness, number: int, comment: int, body: str = "/fix", **who: object) -> int:
+    options: dict[str, object] = {"author": "octocat", "author_association": "OWNER", **who}
+    app.sim.advance_clock(5)
+    found = app.sim.reply(REPO, number, comment, body, **options)  # type: ignore[arg-type]
+    app.settle()
+    return int(found["id"])
+
+
+def fix_pulls(app: Harness) -> list[dict[str, object]]:
+    """The pull requests carrying a fix marker, as the simulator serves them."""
+    with app.sim.world.lock:
+        found = [p for p in app.sim.world.pulls.values() if parse_fix_marker(p.body)]
+        return [app.sim.pull(REPO, p.number) for p in found]
+
+
+def answers(app: Harness, comment: int) -> list[str]:
+    """The app's replies in a suggestion's thread."""
+    with app.sim.world.lock:
+        return [
+            c.body
+            for c in app.sim.world.review_comments.values()
+            if c.in_reply_to_id == comment and c.user.login == app.sim.bot_login
+        ]
+
+
+def body_of(app: Harness, comment: int) -> str:
+    with app.sim.world.lock:
+        return app.sim.world.review_comments[comment].body
+
+
+def receipts(app: Harness) -> list[Receipt]:
+    with app.engine.connect() as conn:
+        return list(conn.execute(select(Receipt).order_by(Receipt.id)).all())  # type: ignore[arg-type]
+
+
+def row(app: Harness, sid: str) -> FixPullRow | None:
+    with app.engine.connect() as conn:
+        return conn.execute(select(FixPullRow).where(FixPullRow.suggestion_id == sid)).first()  # type: ignore[return-value]
+
+
+def fix_requests(app: Harness) -> int:
+    return sum(
+        1
+        for r in app.sim.requests()
+        if any(part in r.path for part in FIX_PATHS) and "/comments" not in r.path
+    )
+
+
+def planted(app: Harness, replacement: str | None = FIXED) -> tuple[int, str, int]:
+    number = open_pull(app)
+    sid, comment = app.plant_suggestion(number, replacement=replacement)
+    return number, sid, comment
+
+
+def test_fix_opens_one_pr_in_six_requests_and_its_merge_accepts(app: Harness) -> None:
+    number, sid, comment = planted(app)
+    head_ref = app.sim.pull(REPO, number)["head"]["ref"]
+    app.sim.reset_log()
+    ask(app, number, comment)
+    assert fix_requests(app) <= 6
+    (fix,) = fix_pulls(app)
+    assert (fix["base"]["ref"], fix["head"]["ref"]) == (head_ref, f"hindsight/fix-{sid}")
+    assert parse_fix_marker(fix["body"]) == sid
+    assert f"#{number}" in fix["body"] and "@octocat" in fix["body"]
+    changed = app.sim.files_at(REPO, f"hindsight/fix-{sid}")["src/app.py"]
+    assert changed == SOURCE.replace("config = parse_config()", FIXED)
+    assert [f.filename for f in app.sim.pull_files(REPO, int(fix["number"]))] == ["src/app.py"]
+    assert f"**Hindsight fix PR:** #{fix['number']} (open)." in body_of(app, comment)
+    assert answers(app, comment) == []
+    app.sim.close(REPO, int(fix["number"]), merged=True, by="octocat")
+    app.settle()
+    (receipt,) = receipts(app)
+    assert (receipt.suggestion_id, receipt.decision, receipt.source, receipt.actor) == (
+        sid,
+        "accepted",
+        "fix_pr",
+        "octocat",
+    )
+    assert receipt.span == f"#{fix['number']}"
+    assert f"hindsight/fix-{sid}" not in app.sim.branches(REPO)
+    body = body_of(app, comment)
+    assert f"**Hindsight fix PR:** #{fix['number']} (merged, recorded as accepted)." in body
+    stored = row(app, sid)
+    assert stored is not None and stored.state == "merged"
+
+
+@pytest.mark.parametrize(
+    "who",
+    [
+        {"author": "drive-by", "author_association": "CONTRIBUTOR"},
+        {"author": "helper[bot]", "author_association": "MEMBER", "user_type": "Bot"},
+        {"author": "ci-helper", "author_association": "MEMBER", "via_app": True},
+    ],
+    ids=["contributor", "bot", "via-app"],
+)
+def test_a_fix_asked_by_anyone_but_a_maintainer_is_ignored(
+    app: Harness, who: dict[str, object]
+) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment, **who)
+    assert fix_pulls(app) == [] and answers(app, comment) == []
+    ask(app, number, comment)  # control: a maintainer's opens it
+    assert len(fix_pulls(app)) == 1
+
+
+def test_a_fix_under_a_comment_that_is_not_the_apps_is_ignored(app: Harness) -> None:
+    number, sid, _comment = planted(app)
+    forged = app.sim.add_review_comment(
+        REPO,
+        number,
+        body=with_suggestion_marker("```suggestion\nx\n```", sid, "lesson/x-0123456789"),
+        path="src/app.py",
+        line=2,
+        author="mallory",
+        author_association="CONTRIBUTOR",
+    )
+    app.settle()
+    ask(app, number, int(forged["id"]))
+    assert fix_pulls(app) == [] and answers(app, int(forged["id"])) == []
+
+
+def test_mention_form_and_a_second_ask_links_the_same_pr(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    slug = app.sim.bot_login.removesuffix("[bot]")
+    ask(app, number, comment, f"@{slug} fix")
+    (fix,) = fix_pulls(app)
+    ask(app, number, comment, "/fix")
+    assert len(fix_pulls(app)) == 1
+    assert answers(app, comment) == [f"The fix PR for this suggestion is #{fix['number']}."]
+
+
+def test_the_same_fix_delivered_twice_is_handled_once(app: Harness) -> None:
+    number, _sid, comment = planted(app, replacement=None)
+    asked = ask(app, number, comment)
+    with app.sim.world.lock:
+        payload = app.sim.payloads.review_comment("created", app.sim.world.review_comments[asked])
+    app.sim.deliver("pull_request_review_comment", payload)
+    app.settle()
+    assert len(answers(app, comment)) == 1
+
+
+def test_nothing_to_apply_says_so(app: Harness) -> None:
+    number, _sid, comment = planted(app, replacement=None)
+    ask(app, number, comment)
+    (answer,) = answers(app, comment)
+    assert "nothing to apply" in answer
+    assert fix_pulls(app) == []
+
+
+def test_a_change_under_github_is_refused(app: Harness) -> None:
+    workflow = {".github/workflows/ci.yml": "@@ -0,0 +1,1 @@\n+permissions: read-all"}
+    number = int(app.sim.open_pull(REPO, files=workflow)["number"])
+    app.settle()
+    _sid, comment = app.plant_suggestion(
+        number, path=".github/workflows/ci.yml", line=1, replacement="permissions: write-all"
+    )
+    ask(app, number, comment)
+    (answer,) = answers(app, comment)
+    assert "`.github/`" in answer and fix_pulls(app) == []
+
+
+def test_a_moved_head_is_rebased_or_said_to_no_longer_apply(app: Harness) -> None:
+    number, sid, comment = planted(app)
+    head_ref = app.sim.pull(REPO, number)["head"]["ref"]
+    app.sim.push(REPO, {"src/app.py": "import os\nimport sys\n" + SOURCE[10:]}, branch=head_ref)
+    app.settle()
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    after = app.sim.files_at(REPO, f"hindsight/fix-{sid}")["src/app.py"]
+    assert after == f"import os\nimport sys\n{FIXED}\nprint(config)\n"
+    assert "moved" in fix["body"]
+    other, _other_sid, other_comment = planted(app)
+    other_ref = app.sim.pull(REPO, other)["head"]["ref"]
+    app.sim.push(REPO, {"src/app.py": "import os\nconfig = load()\n"}, branch=other_ref)
+    app.settle()
+    ask(app, other, other_comment)
+    (answer,) = answers(app, other_comment)
+    assert "no longer applies" in answer and FIXED in answer
+    assert len(fix_pulls(app)) == 1
+
+
+def test_a_fork_head_and_a_deleted_head_branch_open_nothing(app: Harness) -> None:
+    app.sim.add_repository("someone/widgets")
+    fork = open_pull(app, head_repo="someone/widgets")
+    _sid, comment = app.plant_suggestion(fork, replacement=FIXED)
+    ask(app, fork, comment)
+    (answer,) = answers(app, comment)
+    assert "fork" in answer and FIXED in answer
+    number, _sid, gone = planted(app)
+    app.sim.delete_branch(REPO, app.sim.pull(REPO, number)["head"]["ref"])
+    ask(app, number, gone)
+    (answer,) = answers(app, gone)
+    assert "no longer exists" in answer
+    assert fix_pulls(app) == []
+
+
+def test_a_merged_pull_gets_a_fix_against_its_base(app: Harness) -> None:
+    number, sid, comment = planted(app)
+    app.sim.close(REPO, number, merged=True)
+    app.settle()
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    assert fix["base"]["ref"] == "main"
+    assert FIXED in app.sim.files_at(REPO, f"hindsight/fix-{sid}")["src/app.py"]
+
+
+def test_without_contents_write_the_answer_says_what_to_change(read_only: Harness) -> None:
+    number, sid, comment = planted(read_only)
+    ask(read_only, number, comment)
+    (answer,) = answers(read_only, comment)
+    assert "contents: write" in answer and FIXED in answer
+    assert fix_pulls(read_only) == [] and f"hindsight/fix-{sid}" not in read_only.sim.branches(REPO)
+
+
+def test_not_enabled_opens_nothing(disabled: Harness) -> None:
+    number, _sid, comment = planted(disabled)
+    ask(disabled, number, comment)
+    (answer,) = answers(disabled, comment)
+    assert "[fixes] enabled = true" in answer and fix_pulls(disabled) == []
+
+
+def test_github_errors_retry_or_answer(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    app.sim.inject("POST", r"/git/trees$", status=502, times=1)
+    ask(app, number, comment)
+    assert wait_until(lambda: len(fix_pulls(app)) == 1, timeout_s=15)  # retried after the 5xx
+    assert answers(app, comment) == []
+    other, other_sid, other_comment = planted(app)
+    app.sim.inject("POST", r"/pulls$", status=422, times=1)
+    ask(app, other, other_comment)
+    (answer,) = answers(app, other_comment)
+    assert "GitHub refused" in answer and "422" in answer
+    stored = row(app, other_sid)
+    assert stored is not None and stored.state == "refused"
+    ask(app, other, other_comment)  # asking again after the refusal opens it
+    assert len(fix_pulls(app)) == 2
+    third, _third_sid, third_comment = planted(app)
+    app.sim.inject("GET", r"/commits/", status=404, times=1)
+    ask(app, third, third_comment)
+    assert "no longer exists" in answers(app, third_comment)[0]
+    fourth, _fourth_sid, fourth_comment = planted(app)
+    app.sim.inject("POST", r"/git/commits$", status=409, times=1)
+    ask(app, fourth, fourth_comment)
+    (conflict,) = answers(app, fourth_comment)
+    assert "GitHub refused" in conflict and "409" in conflict and FIXED in conflict
+    fifth, fifth_sid, fifth_comment = planted(app)
+    app.sim.protect_branch(REPO, f"hindsight/fix-{fifth_sid}")
+    ask(app, fifth, fifth_comment)
+    (protected,) = answers(app, fifth_comment)
+    assert "Protected branch" in protected and len(fix_pulls(app)) == 2
+
+
+def test_fix_pr_closed_with_refusal_dismisses_and_without_withdraws(app: Harness) -> None:
+    number, sid, comment = planted(app)
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.add_issue_comment(
+        REPO, int(fix["number"]), "dismiss wont-fix", author="octocat", author_association="OWNER"
+    )
+    app.sim.close(REPO, int(fix["number"]))
+    app.settle()
+    (receipt,) = receipts(app)
+    assert (receipt.decision, receipt.reason, receipt.source) == ("dismissed", "wont-fix", "fix_pr")
+    assert f"hindsight/fix-{sid}" not in app.sim.branches(REPO)
+    assert f"#{fix['number']} (closed, recorded as dismissed)." in body_of(app, comment)
+    other, other_sid, other_comment = planted(app)
+    ask(app, other, other_comment)
+    withdrawn = next(f for f in fix_pulls(app) if parse_fix_marker(f["body"]) == other_sid)
+    app.sim.close(REPO, int(withdrawn["number"]))
+    app.settle()
+    assert len(receipts(app)) == 1
+    assert f"hindsight/fix-{other_sid}" not in app.sim.branches(REPO)
+
+
+def test_a_fix_pr_edited_by_others_still_decides_by_its_merge(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.synchronize(REPO, int(fix["number"]), author="octocat")
+    app.sim.close(REPO, int(fix["number"]), merged=True, by="octocat")
+    app.settle()
+    (receipt,) = receipts(app)
+    assert receipt.decision == "accepted"
+    assert receipt.span == f"#{fix['number']} (edited by others before the merge)"
+
+
+def test_a_bots_merge_of_a_fix_pr_decides_nothing(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.world.account("merge-queue[bot]", "Bot")
+    app.sim.close(REPO, int(fix["number"]), merged=True, by="merge-queue[bot]")
+    app.settle()
+    assert receipts(app) == []
