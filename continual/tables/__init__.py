@@ -1,5 +1,5 @@
 """Every table of the core, in one metadata, one module per family: the store, the entry change
-log, links, people, the judge, session memory, reviews, lessons, proofs. The door's tables are in
+log, links, people, the history back-fill, the judge, session memory, reviews, lessons, proofs. The door's tables are in
 ``ghapp/tables.py``; ``docs/schema.md`` is the whole schema, rendered from these classes.
 
 These modules import only SQLAlchemy and the standard library (an enum a column takes is defined
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from continual.tables.base import NAMING_CONVENTION, Base
 from continual.tables.changes import EntryChange
+from continual.tables.history import HistoryComment, HistoryPull, HistoryRun
 from continual.tables.judge import JudgeVerdictRow
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.links import LinkName
@@ -55,6 +56,9 @@ __all__ = [
     "CallStatus",
     "Entry",
     "EntryChange",
+    "HistoryComment",
+    "HistoryPull",
+    "HistoryRun",
     "Injection",
     "JudgeVerdictRow",
     "LessonEvent",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ghapp.handlers import installations, pulls, push, repositories
+from ghapp.handlers import history, installations, pulls, push, repositories
 from ghapp.router import Router
 
 
@@ -13,4 +13,5 @@ def build_router(*, coalesce_ms: int = pulls.COALESCE_MS) -> Router:
         repositories.ROUTES,
         pulls.routes(coalesce_ms=coalesce_ms),
         push.ROUTES,
+        history.ROUTES,
     )
