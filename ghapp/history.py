@@ -251,7 +251,7 @@ class Backfill:
                 addressed=run.addressed + addressed,
                 requests=run.requests + requests,
             )
-        return run
+        return self._shown(run)
 
     async def _evidence(
         self, name: str, pull: PullRequest
@@ -335,13 +335,18 @@ class Backfill:
             raise Transient("the back-fill's lease was taken over")
         found = read_run(conn, self.repository_id)
         assert found is not None
-        if self.on_progress is not None:
-            self.on_progress(found)
         return found
+
+    def _shown(self, run: Run) -> Run:
+        """``run``, once its progress is committed, shown to whoever follows it."""
+        if self.on_progress is not None:
+            self.on_progress(run)
+        return run
 
     def _write(self, run: Run, **values: int) -> Run:
         with self.engine.begin() as conn:
-            return self._advance(conn, run, **values)
+            run = self._advance(conn, run, **values)
+        return self._shown(run)
 
     # --- ends ------------------------------------------------------------------------------
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from continual.history.evidence import Kept, Outcome, PastPull, Receipt, fact_text, ranked
+from continual.history.runs import Run, read_run
 from continual.memory.items import ItemKind
 from continual.memory.provenance import Source
 from continual.secrets import redact, redact_optional
@@ -207,3 +209,35 @@ def publish(conn: Connection, *, account_id: int, repository_id: int, cap: int, 
         .values(published=True)
     )
     return len(chosen)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A repository's back-fill as it is shown: the run, its kept comments by outcome, and its
+    newest history receipts (at most ``RECEIPTS_SHOWN``)."""
+
+    repository: str
+    run: Run
+    outcomes: dict[str, int]
+    receipts: tuple[Receipt, ...]
+    receipts_total: int
+
+
+RECEIPTS_SHOWN = 50
+
+
+def progress(
+    conn: Connection, *, account_id: int, repository_id: int, repository: str
+) -> Progress | None:
+    """The repository's back-fill, or None when none was ever asked for."""
+    run = read_run(conn, repository_id)
+    if run is None or run.account_id != account_id:
+        return None
+    found = receipts(conn, account_id, repository_id)
+    return Progress(
+        repository=repository,
+        run=run,
+        outcomes=outcomes(conn, account_id, repository_id),
+        receipts=tuple(found[:RECEIPTS_SHOWN]),
+        receipts_total=len(found),
+    )

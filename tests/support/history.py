@@ -10,14 +10,22 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from continual.history.runs import Run, read_run
-from continual.tables import Repository
+from continual.tables import HistoryComment, MemoryItemRow, Repository
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
 from ghsim import GitHubSimulator
 from ghsim.history import History, seed_history
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.app_harness import INSTALLATION_ID, Harness
-from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client
+from tests.support.simulator import (
+    APP_ID,
+    ORG,
+    REPO,
+    app_key,
+    app_settings,
+    make_client,
+    wait_until,
+)
 from tests.support.web import serve
 
 
@@ -61,3 +69,32 @@ def run_of(engine: Engine, full_name: str = REPO) -> Run | None:
             select(Repository.id).where(Repository.full_name == full_name)
         ).scalar_one_or_none()
         return read_run(conn, repository_id) if repository_id is not None else None
+
+
+def wait_for_run(engine: Engine, *, timeout: float = 20.0, full_name: str = REPO) -> Run:
+    """The repository's run once it has ended (done or stopped)."""
+    ended: list[Run] = []
+
+    def finished() -> bool:
+        run = run_of(engine, full_name)
+        if run is not None and not run.live:
+            ended[:] = [run]
+            return True
+        return False
+
+    assert wait_until(finished, timeout_s=timeout), f"the back-fill did not end: {run_of(engine)}"
+    return ended[0]
+
+
+def comments_of(engine: Engine) -> list[Any]:
+    with reading(engine) as conn:
+        return list(conn.execute(select(*HistoryComment.__table__.c)).all())
+
+
+def facts_of(engine: Engine) -> list[Any]:
+    with reading(engine) as conn:
+        return list(
+            conn.execute(
+                select(*MemoryItemRow.__table__.c).where(MemoryItemRow.source == "history")
+            ).all()
+        )
