@@ -37,6 +37,7 @@ class Bar:
         self.started = time.monotonic()
         self.first = run.prs_read
         self.tty = stream.isatty()
+        self.step = max(1, run.max_prs // 10)  # when not a terminal: a line per tenth
         self.shown = -1
 
     def line(self, run: Run) -> str:
@@ -55,8 +56,16 @@ class Bar:
     def show(self, run: Run) -> None:
         if self.tty:
             print(f"\r{self.line(run)}", end="", file=self.stream, flush=True)
-        elif run.prs_read // 25 != self.shown:  # a line now and then when not a terminal
-            self.shown = run.prs_read // 25
+        elif run.prs_read // self.step != self.shown:
+            self.shown = run.prs_read // self.step
+            print(self.line(run), file=self.stream, flush=True)
+
+    def end(self, run: Run) -> None:
+        """The last line, whatever was shown before."""
+        if self.tty:
+            self.show(run)
+            print(file=self.stream, flush=True)
+        else:
             print(self.line(run), file=self.stream, flush=True)
 
     def say(self, text: str) -> None:
@@ -95,8 +104,7 @@ async def follow(
             await asyncio.sleep(HELD_POLL_S)
             continue
         if current is not None:
-            bar.show(current)
-            bar.say("")
+            bar.end(current)
         return current
 
 

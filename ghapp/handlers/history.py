@@ -27,10 +27,9 @@ def options_of(deps: Deps) -> Options:
 
 
 async def on_backfill(deps: Deps, job: ClaimedJob, event: Envelope) -> None:
-    assert deps.github is not None, "the back-fill needs the GitHub client"
     repository_id = repository_of(job.serial_key)
-    if repository_id is None or job.installation_id is None:
-        log.warning("back-fill job without its repository", extra={"job": job.id})
+    if deps.github is None or repository_id is None or job.installation_id is None:
+        log.warning("back-fill job without GitHub or its repository", extra={"job": job.id})
         return
     backfill = Backfill(
         deps.github.installation(job.installation_id),
