@@ -304,8 +304,8 @@ class Backfill:
     def _pause_at(self, run: Run) -> datetime | None:
         """When the budget is spent: the reset of the rate-limit window; else None."""
         rate = self.client.rate
-        if rate is None:
-            return None
+        if rate is None or to_ms(rate.reset_at) <= self.clock():
+            return None  # nothing read yet, or that window is over: a fresh budget
         allowed = int(rate.limit * self.options.budget_share)
         spent = run.window_spent if run.window_reset_ms == to_ms(rate.reset_at) else 0
         if spent + PER_PULL + 1 > allowed or rate.remaining <= PER_PULL + 1:
