@@ -21,20 +21,28 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, insert, select
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import bar  # noqa: E402
-from continual.history.evidence import Outcome, base_commit, counted, judge  # noqa: E402
+from continual.history.evidence import (  # noqa: E402
+    Outcome,
+    PastPull,
+    base_commit,
+    counted,
+    judge,
+)
 from continual.history.runs import RunState  # noqa: E402
 from continual.tables import Account, HistoryComment, Repository  # noqa: E402
 from ghapp.db import make_engine, migrate, reading  # noqa: E402
 from ghapp.github.client import GitHubClient  # noqa: E402
 from ghapp.github.errors import Gone  # noqa: E402
+from ghapp.github.installation import InstallationClient  # noqa: E402
 from ghapp.history import Backfill, Options, past_comment, schedule  # noqa: E402
 from ghapp.jobs import now_ms  # noqa: E402
 from ghapp.tables import Installation  # noqa: E402
@@ -56,14 +64,12 @@ def store(path: Path, sim: GitHubSimulator, max_prs: int = 10_000) -> tuple[Engi
     migrate(engine)
     repo = sim.world.repo(REPO)
     with engine.begin() as conn:
-        conn.execute(Account.__table__.insert().values(id=repo.owner.id, login=ORG, created_ms=0))
+        conn.execute(insert(Account).values(id=repo.owner.id, login=ORG, created_ms=0))
         conn.execute(
-            Installation.__table__.insert().values(
-                id=INSTALLATION, account_id=repo.owner.id, created_ms=0
-            )
+            insert(Installation).values(id=INSTALLATION, account_id=repo.owner.id, created_ms=0)
         )
         conn.execute(
-            Repository.__table__.insert().values(
+            insert(Repository).values(
                 id=repo.id, account_id=repo.owner.id, installation_id=INSTALLATION, full_name=REPO
             )
         )
@@ -87,13 +93,13 @@ def outcomes_of(engine: Engine, pulls: list[int] | None = None) -> Counter[str]:
         return Counter(conn.execute(query).scalars())
 
 
-async def follow(backfill_of: object, *, sleep: bool) -> tuple[int, list[float]]:
+async def follow(backfill_of: Callable[[], Backfill], *, sleep: bool) -> tuple[int, list[float]]:
     """Run the back-fill to its end; answers the pauses and, per pause, how long after the
     window's reset it resumed (s)."""
     pauses = 0
     late: list[float] = []
     while True:
-        outcome = await backfill_of().run()  # type: ignore[operator]
+        outcome = await backfill_of().run()
         if outcome.resume_at is None:
             assert outcome.run is not None and outcome.run.state is RunState.DONE, outcome.run
             return pauses, late
@@ -103,22 +109,20 @@ async def follow(backfill_of: object, *, sleep: bool) -> tuple[int, list[float]]
         late.append(time.time() - outcome.resume_at.timestamp())
 
 
-async def per_comment(client: object, pulls: list[int]) -> tuple[int, Counter[str]]:
+async def per_comment(client: InstallationClient, pulls: list[int]) -> tuple[int, Counter[str]]:
     """The baseline: each pull request, its comments, its merger, and a comparison per
     maintainer comment from its commit to the head."""
     outcomes: Counter[str] = Counter()
     for number in pulls:
-        found = await client.list_review_comments(REPO, number)  # type: ignore[attr-defined]
-        pull = await client.get_pull(REPO, number)  # type: ignore[attr-defined]
-        from continual.history.evidence import PastPull
-
+        found = await client.list_review_comments(REPO, number)
+        pull = await client.get_pull(REPO, number)
         assert pull.merged_at is not None
         past = PastPull(number, pull.user.login, pull.head_sha, pull.merged_at)
         comments = [c for c in map(past_comment, found) if c is not None]
         for comment in counted(past, comments):
-            base = base_commit([comment])
+            base = base_commit([comment]) or pull.head_sha
             try:
-                comparison = await client.compare(REPO, base, pull.head_sha)  # type: ignore[attr-defined]
+                comparison = await client.compare(REPO, base, pull.head_sha)
             except Gone:
                 outcomes[Outcome.NO_EVIDENCE.value] += 1
                 continue
@@ -153,7 +157,7 @@ def main() -> int:
             file=sys.stderr,
         )
 
-        def client() -> object:
+        def client() -> InstallationClient:
             app = GitHubClient(
                 app_id=APP_ID,
                 private_key_pem=key.private_pem,
@@ -169,7 +173,7 @@ def main() -> int:
         started = time.perf_counter()
         asyncio.run(
             follow(
-                lambda: Backfill(reader, engine, repo_id, options=Options(1.0), clock=now_ms),  # type: ignore[arg-type]
+                lambda: Backfill(reader, engine, repo_id, options=Options(1.0), clock=now_ms),
                 sleep=True,
             )
         )
@@ -197,11 +201,11 @@ def main() -> int:
         sim.limit_rate(THROTTLED_LIMIT, THROTTLED_WINDOW_S)
         sim.inject("GET", r"/compare/", status=403, headers={"retry-after": "1"}, times=1)
         throttled = client()
-        window_start = sim.context._window_start  # noqa: SLF001  (the windows' origin)
+        window_start = sim.context.rate_window_start
         started = time.perf_counter()
         pauses, late = asyncio.run(
             follow(
-                lambda: Backfill(throttled, engine3, repo_id, options=Options(SHARE), clock=now_ms),  # type: ignore[arg-type]
+                lambda: Backfill(throttled, engine3, repo_id, options=Options(SHARE), clock=now_ms),
                 sleep=True,
             )
         )

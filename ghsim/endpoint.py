@@ -9,7 +9,7 @@ import secrets
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import jwt
@@ -80,6 +80,11 @@ class Context:
         self.rate_window_s = 3600.0
         self.rate_enforced = False
         self._window_start = world.now()
+
+    @property
+    def rate_window_start(self) -> datetime:
+        """When the current rate-limit window began (windows follow each other from it)."""
+        return self._window_start
 
     def limit_rate(self, limit: int, window_s: float) -> None:
         """Serve ``limit`` requests per ``window_s`` seconds, and a 403 (remaining 0) past it."""

@@ -66,6 +66,9 @@ def test_an_install_back_fills_and_publishes_cited_facts(
         assert "(from the repository's review history; session history-" in line
         assert "Unverified claim" not in line
 
+        summary = httpx.get(f"{app.url}/v1/memory/summary", params={"repo": REPO}, headers=headers)
+        assert "asked in #" not in summary.json()["text"]  # handed beside it, not in it
+
         missing = httpx.get(f"{app.url}/v1/history", params={"repo": "x/y"}, headers=headers)
         assert missing.status_code == 404
 
