@@ -306,7 +306,8 @@ class Backfill:
         rate = self.client.rate
         if rate is None or to_ms(rate.reset_at) <= self.clock():
             return None  # nothing read yet, or that window is over: a fresh budget
-        allowed = int(rate.limit * self.options.budget_share)
+        # At least one pull request per window, however small the share: it always moves on.
+        allowed = max(int(rate.limit * self.options.budget_share), PER_PULL + 1)
         spent = run.window_spent if run.window_reset_ms == to_ms(rate.reset_at) else 0
         if spent + PER_PULL + 1 > allowed or rate.remaining <= PER_PULL + 1:
             return rate.reset_at

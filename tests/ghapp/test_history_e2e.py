@@ -151,17 +151,18 @@ def test_a_secondary_rate_limit_pauses_and_resumes(
 def test_the_budget_share_pauses_until_the_window_resets(
     engine: Engine, database_url: str, tmp_path: Path
 ) -> None:
-    with app_with_history(engine, database_url, tmp_path, pulls=12, comments=4, install=False) as (
+    with app_with_history(engine, database_url, tmp_path, pulls=4, comments=4, install=False) as (
         app,
         history,
     ):
-        app.sim.limit_rate(80, 2.0)  # a quarter of it: 20 requests per 2 s window
+        # A quarter of 20 is 5 requests per 2 s window: one pull request (3 requests) per window.
+        app.sim.limit_rate(20, 2.0)
         app.sim.add_installation(ORG, repositories=[REPO], installation_id=77)
         run = wait_for_run(engine, timeout=60)
-        assert run.state is RunState.DONE and run.prs_read == 12
+        assert run.state is RunState.DONE and run.prs_read == 4
         # It paused before the window was spent: GitHub never had to refuse it.
         assert [r.path for r in app.sim.requests() if r.status == 403] == []
-        assert run.pauses >= 1
+        assert run.pauses >= 3
         assert run.facts == history.addressed
 
 
