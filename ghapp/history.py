@@ -24,6 +24,7 @@ from continual.history.runs import (
     read_run,
     release,
     request_run,
+    stop_runs,
 )
 from continual.history.store import discard_generation, publish, pulls_read, save_pull
 from continual.tables import Repository
@@ -408,6 +409,28 @@ class Backfill:
             stopped = read_run(conn, self.repository_id)
         log.info("history back-fill stopped", extra={"repository": self.repository_id})
         return Outcome(stopped)
+
+
+def stop_for(
+    conn: Connection,
+    *,
+    reason: str,
+    now_ms: int,
+    installation_id: int | None = None,
+    repository_ids: Sequence[int] = (),
+) -> int:
+    """The installation was removed (or these repositories left it): its live back-fills stop,
+    and what they read and did not publish is forgotten. Answers how many stopped."""
+    stopped = stop_runs(
+        conn,
+        reason=reason,
+        now_ms=now_ms,
+        installation_id=installation_id,
+        repository_ids=repository_ids,
+    )
+    for run in stopped:
+        discard_generation(conn, run.repository_id, run.generation)
+    return len(stopped)
 
 
 def schedule_all(conn: Connection, repository_ids: Sequence[int], now_ms: int) -> int:

@@ -3,6 +3,7 @@ moved forward, paused, finished or stopped. One row per repository (``history_ru
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -219,3 +220,36 @@ def release(
         ).rowcount
         == 1
     )
+
+
+def stop_runs(
+    conn: Connection,
+    *,
+    reason: str,
+    now_ms: int,
+    installation_id: int | None = None,
+    repository_ids: Collection[int] = (),
+) -> list[Run]:
+    """Stop the live runs of an installation (or of these repositories) in the caller's
+    transaction; answers them as they were, so their unpublished generations can be forgotten.
+    A runner holding one finds it gone at its next pull request and publishes nothing."""
+    live = [state.value for state in LIVE_STATES]
+    query = select(*HistoryRun.__table__.c).where(HistoryRun.state.in_(live))
+    if installation_id is not None:
+        query = query.where(HistoryRun.installation_id == installation_id)
+    else:
+        query = query.where(HistoryRun.repository_id.in_(sorted(repository_ids)))
+    stopped = [Run.of(row) for row in conn.execute(query).all()]
+    if stopped:
+        conn.execute(
+            update(HistoryRun)
+            .where(HistoryRun.repository_id.in_([run.repository_id for run in stopped]))
+            .values(
+                state=RunState.STOPPED.value,
+                last_error=reason,
+                finished_ms=now_ms,
+                updated_ms=now_ms,
+                paused_until_ms=None,
+            )
+        )
+    return stopped

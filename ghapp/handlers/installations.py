@@ -17,7 +17,7 @@ from ghapp.envelopes import (
     InstallationRepositoriesEvent,
     InstallationTargetEvent,
 )
-from ghapp.history import schedule_all
+from ghapp.history import schedule_all, stop_for
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Route, installation_key
 from ghapp.tables import Installation, JobState
@@ -57,6 +57,9 @@ def apply_installation(deps: Deps, event: InstallationEvent) -> None:
                 .values(removed_ms=now)
             )
             deps.queue.hold_installation(conn, row.id, JobState.CANCELLED)
+            stop_for(
+                conn, reason="the installation was removed", now_ms=now, installation_id=row.id
+            )
         elif action == "suspend":
             row.suspended_ms = now
             deps.queue.hold_installation(conn, row.id, JobState.HELD)
@@ -86,7 +89,12 @@ def apply_installation_repositories(deps: Deps, event: InstallationRepositoriesE
             session.flush()
             added = [repo.id for repo in event.repositories_added or ()]
             schedule_all(session.connection(), added, now)
-        remove_repositories(session, (repo.id for repo in event.repositories_removed or ()), now)
+        removed = [repo.id for repo in event.repositories_removed or ()]
+        remove_repositories(session, removed, now)
+        if removed:
+            session.flush()
+            reason = "the repository left the installation"
+            stop_for(session.connection(), reason=reason, now_ms=now, repository_ids=removed)
 
 
 def apply_account_renamed(deps: Deps, event: InstallationTargetEvent) -> None:

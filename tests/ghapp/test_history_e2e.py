@@ -15,11 +15,12 @@ from tests.support.history import (
     app_with_history,
     comments_of,
     facts_of,
+    run_of,
     wait_for_run,
 )
 from tests.support.openapi_check import check
 from tests.support.recall import token
-from tests.support.simulator import ORG, REPO
+from tests.support.simulator import ORG, REPO, wait_until
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 
@@ -194,3 +195,30 @@ def test_a_repository_gone_mid_run_stops_and_publishes_nothing(
         run = wait_for_run(engine, timeout=30)
         assert run.state is RunState.STOPPED and "cannot be read" in (run.last_error or "")
         assert facts_of(engine) == [] and comments_of(engine) == []
+
+
+def test_an_uninstall_while_paused_stops_the_run_and_a_reinstall_starts_anew(
+    engine: Engine, database_url: str, tmp_path: Path
+) -> None:
+    with app_with_history(engine, database_url, tmp_path, pulls=3, comments=4, install=False) as (
+        app,
+        history,
+    ):
+        app.sim.limit_rate(20, 60.0)  # one pull request, then a pause of a minute
+        app.sim.add_installation(ORG, repositories=[REPO], installation_id=77)
+        assert wait_until(lambda: getattr(run_of(engine), "state", None) is RunState.PAUSED)
+        assert len(comments_of(engine)) > 0  # read, not published
+        app.sim.delete_installation(77)
+        stopped = wait_for_run(engine)
+        assert (stopped.state, stopped.last_error) == (
+            RunState.STOPPED,
+            "the installation was removed",
+        )
+        assert comments_of(engine) == [] and facts_of(engine) == []
+
+        app.sim.limit_rate(15_000, 3600.0)
+        app.sim.add_installation(ORG, repositories=[REPO], installation_id=78)
+        assert wait_until(lambda: getattr(run_of(engine), "generation", 0) == 2)
+        again = wait_for_run(engine, timeout=30)
+        assert (again.state, again.generation, again.prs_read) == (RunState.DONE, 2, 3)
+        assert len(facts_of(engine)) == history.addressed
