@@ -35,6 +35,10 @@ BENCHMARKS = {
     "review": (["bench/review.py"], ["bench/review.py"]),
     "maintenance": (["bench/maintenance.py"], ["bench/maintenance.py", "--files", "250"]),
     "proofs": (["bench/proofs.py"], ["bench/proofs.py", "--proofs", "8"]),
+    "history": (
+        ["bench/history.py"],
+        ["bench/history.py", "--pulls", "60", "--baseline-pulls", "10"],
+    ),
 }
 
 

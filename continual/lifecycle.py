@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from continual.values import Decision, EntryState
+from continual.values import EVIDENCE_ONLY_SOURCES, Decision, EntryState
 
 DAY_MS = 86_400_000
 CONFIRMATION_TTL_MS = 30 * DAY_MS
@@ -20,6 +20,7 @@ class ReceiptFacts:
     lab: str | None
     at_ms: int
     superseded: bool
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +38,13 @@ class Tally:
 
 
 def tally(receipts: Iterable[ReceiptFacts]) -> Tally:
-    """Count the current (not superseded) receipts; confirmations are the accepted ones."""
+    """Count the current (not superseded) receipts; confirmations are the accepted ones. A
+    receipt of an evidence-only source (the review history) counts for nothing: it never makes
+    an entry active, confirms it or pushes its expiry."""
     accepted = dismissed = with_lab = 0
     last: int | None = None
     for receipt in receipts:
-        if receipt.superseded:
+        if receipt.superseded or receipt.source in EVIDENCE_ONLY_SOURCES:
             continue
         if receipt.decision is Decision.ACCEPTED:
             accepted += 1

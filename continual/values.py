@@ -34,6 +34,13 @@ class Source(StrEnum):
     PERSON = "person"
     REACTION = "reaction"
     MERGED_AUTHOR_FIX = "merged_author_fix"
+    # A maintainer's review comment that a past pull request addressed before its merge: evidence
+    # and context only, it never activates or widens a lesson by itself (continual.lifecycle).
+    HISTORY = "history"
+
+
+# Sources that are evidence, never a verdict: their receipts count for no confirmation.
+EVIDENCE_ONLY_SOURCES = frozenset({Source.HISTORY.value})
 
 
 class EntryState(StrEnum):

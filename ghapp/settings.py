@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     job_max_attempts: int = Field(default=8, ge=1, le=100)
     # How long a write-back caused by a reply or a review waits, so a burst becomes one run.
     writeback_coalesce_ms: int = Field(default=2_000, ge=0, le=600_000)
+    # The history back-fill: whether an install asks for one, the share of an installation's hourly GitHub budget it may spend,
+    # and how many cited facts of a repository's review history it publishes at most.
+    history_on_install: bool = True
+    history_budget_share: float = Field(default=0.25, gt=0, le=1)
+    history_fact_cap: int = Field(default=200, ge=0, le=10_000)
     log_level: str = "INFO"
     # The door: requests in flight (also bounded by the descriptor limit), how long a body may
     # take to arrive, and how large a request's line and headers may be.

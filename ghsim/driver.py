@@ -384,5 +384,10 @@ class GitHubSimulator(PushDriver, TalkDriver):
         )
         return self.faults.add(fault)
 
+    def limit_rate(self, limit: int, window_s: float) -> None:
+        """Serve ``limit`` requests per ``window_s`` seconds of the simulator's clock, then
+        GitHub's 403 with ``x-ratelimit-remaining: 0`` until the window resets."""
+        self.context.limit_rate(limit, window_s)
+
     def clear_faults(self) -> None:
         self.faults.clear()

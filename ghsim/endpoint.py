@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import secrets
 import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import jwt
@@ -72,6 +74,23 @@ class Context:
         self.shapes = Shapes(world, "http://simulator.invalid")
         self._used = 0
         self._used_lock = threading.Lock()
+        # The core rate limit: RATE_LIMIT an hour, never enforced, unless `limit_rate` says
+        # otherwise (a small budget in a short window, answered with GitHub's 403 once spent).
+        self.rate_limit = RATE_LIMIT
+        self.rate_window_s = 3600.0
+        self.rate_enforced = False
+        self._window_start = world.now()
+
+    @property
+    def rate_window_start(self) -> datetime:
+        """When the current rate-limit window began (windows follow each other from it)."""
+        return self._window_start
+
+    def limit_rate(self, limit: int, window_s: float) -> None:
+        """Serve ``limit`` requests per ``window_s`` seconds, and a 403 (remaining 0) past it."""
+        with self._used_lock:
+            self.rate_limit, self.rate_window_s, self.rate_enforced = limit, window_s, True
+            self._used, self._window_start = 0, self.world.now()
 
     def set_base_url(self, base_url: str) -> None:
         self.shapes = Shapes(self.world, base_url)
@@ -116,17 +135,38 @@ class Context:
         return repo.full_name
 
     def rate_headers(self) -> dict[str, str]:
+        """The headers of one more request's answer (it is counted in the current window)."""
         with self._used_lock:
-            self._used += 1
-            used = self._used
-        reset = int(self.world.now().timestamp()) + 3600
+            now = self.world.now()
+            if not self.rate_enforced:
+                self._used += 1
+                used, limit = self._used, self.rate_limit
+                reset = int(now.timestamp()) + 3600
+                remaining = max(limit - used, 1)
+            else:
+                elapsed = (now - self._window_start).total_seconds()
+                if elapsed >= self.rate_window_s:
+                    windows = int(elapsed // self.rate_window_s)
+                    self._window_start += timedelta(seconds=windows * self.rate_window_s)
+                    self._used = 0
+                self._used += 1
+                used, limit = self._used, self.rate_limit
+                start = self._window_start.timestamp()
+                reset = math.ceil(start + self.rate_window_s)
+                remaining = max(limit - used, 0)
         return {
-            "x-ratelimit-limit": str(RATE_LIMIT),
-            "x-ratelimit-remaining": str(max(RATE_LIMIT - used, 1)),
+            "x-ratelimit-limit": str(limit),
+            "x-ratelimit-remaining": str(remaining),
             "x-ratelimit-reset": str(reset),
-            "x-ratelimit-used": str(min(used, RATE_LIMIT - 1)),
+            "x-ratelimit-used": str(used if self.rate_enforced else min(used, limit - 1)),
             "x-ratelimit-resource": "core",
         }
+
+    def over_limit(self, headers: dict[str, str]) -> bool:
+        """Whether an answer with these rate headers is past an enforced limit."""
+        return self.rate_enforced and int(headers["x-ratelimit-used"]) > int(
+            headers["x-ratelimit-limit"]
+        )
 
 
 def error_body(status: int, message: str, errors: list[Any] | None = None) -> dict[str, Any]:
@@ -192,15 +232,20 @@ def endpoint(ctx: Context, handler: Handler) -> Callable[[Request], Awaitable[Re
         raw = await request.body()
         body: Any = None
         response: Response
+        rate = ctx.rate_headers()
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
             response = JSONResponse(error_body(400, "Problems parsing JSON"), status_code=400)
         else:
-            response = await answer(request, body)
+            if ctx.over_limit(rate) and not request.url.path.startswith("/app"):
+                message = "API rate limit exceeded for installation."
+                response = JSONResponse(error_body(403, message), status_code=403)
+            else:
+                response = await answer(request, body)
         response.headers["x-github-request-id"] = secrets.token_hex(8).upper()
         response.headers["x-github-api-version-selected"] = "2022-11-28"
-        for name, value in ctx.rate_headers().items():
+        for name, value in rate.items():
             response.headers.setdefault(name, value)
         ctx.log.record(
             LoggedRequest(

@@ -146,6 +146,36 @@ def get_pull(ctx: Context, call: Call) -> Response:
         return json_response(ctx.shapes.pull(ctx.world.pull(name, _number(call, "number"))))
 
 
+PULL_STATES = frozenset({"open", "closed", "all"})
+PULL_SORTS = frozenset({"created", "updated"})
+
+
+def list_pulls(ctx: Context, call: Call) -> Response:
+    """A repository's pull requests: ``state`` open (default), closed or all, ordered by
+    ``sort`` (created, default, or updated) in ``direction`` (desc by default), paginated."""
+    name = ctx.require_repo(call)
+    state = call.query.get("state", "open")
+    sort = call.query.get("sort", "created")
+    direction = call.query.get("direction", "desc")
+    if state not in PULL_STATES or sort not in PULL_SORTS or direction not in ("asc", "desc"):
+        raise ApiError(422, "Validation Failed", ["state, sort or direction is not valid"])
+    with ctx.world.lock:
+        found = [
+            pull
+            for (repo, _), pull in ctx.world.pulls.items()
+            if repo == name and (state == "all" or pull.state == state)
+        ]
+        found.sort(
+            key=lambda pull: (
+                pull.updated_at if sort == "updated" else pull.created_at,
+                pull.number,
+            ),
+            reverse=direction == "desc",
+        )
+        page, headers = paginate(call, found)
+        return json_response([ctx.shapes.pull(pull) for pull in page], headers=headers)
+
+
 def list_pull_files(ctx: Context, call: Call) -> Response:
     name = ctx.require_repo(call)
     with ctx.world.lock:
@@ -324,6 +354,7 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (REPO, ["GET"], get_repo),
     (f"{REPO}/installation", ["GET"], get_repo_installation),
     (f"{REPO}/collaborators/{{login}}/permission", ["GET"], collaborator_permission),
+    (f"{REPO}/pulls", ["GET"], list_pulls),
     (f"{REPO}/pulls/{{number:int}}", ["GET"], get_pull),
     (f"{REPO}/pulls/{{number:int}}/files", ["GET"], list_pull_files),
     (f"{REPO}/pulls/{{number:int}}/comments", ["GET"], list_review_comments),

@@ -36,6 +36,7 @@ class Source(StrEnum):
     REPORTED = "reported"  # seats of one lab said so: a claim
     CORROBORATED = "corroborated"  # seats of two different labs reported the same
     OBSERVED = "observed"  # the app ran the command in its proof sandbox and it passed
+    HISTORY = "history"  # a maintainer's review comment the pull request addressed before its merge
 
     @property
     def established(self) -> bool:

@@ -18,10 +18,12 @@ CLAIM_FOR_MAINTAINERS = "Unverified claim, not a maintainer's decision: "
 REPORTED_BY = "reported by {seats}"
 CORROBORATED_BY = "reported by {seats}, of different labs"
 OBSERVED_BY = "reported by {seats}; the app ran it in its sandbox and it passed"
+FROM_HISTORY = "from the repository's review history"
 VOUCHED = {
     Source.REPORTED: REPORTED_BY,
     Source.CORROBORATED: CORROBORATED_BY,
     Source.OBSERVED: OBSERVED_BY,
+    Source.HISTORY: FROM_HISTORY,
 }
 SHORT_SHA = 7
 

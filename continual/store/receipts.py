@@ -39,7 +39,7 @@ def receipts_of(conn: Connection, entry_id: str) -> list[StoredReceipt]:
 
 def entry_tally(conn: Connection, entry_id: str) -> Tally:
     return tally(
-        ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, r.superseded)
+        ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, r.superseded, r.source)
         for r in receipts_of(conn, entry_id)
     )
 

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from continual.memory import MemoryItem
+from continual.memory import MemoryItem, Source
 from continual.memory.items import ItemKind
 from continual.memory.render import recalled_line
 from continual.recall import Card
@@ -61,7 +61,8 @@ def fingerprint(cards: Sequence[Card], items: Sequence[MemoryItem]) -> str:
 
 def established(items: Sequence[MemoryItem]) -> list[MemoryItem]:
     """The items the summary may state: observed by the app or corroborated by two labs."""
-    return [item for item in items if item.established]
+    # The review history's facts are handed as recalled memory beside the summary, not in it.
+    return [item for item in items if item.established and item.source is not Source.HISTORY]
 
 
 def _memory_order(items: Sequence[MemoryItem]) -> list[MemoryItem]:

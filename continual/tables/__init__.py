@@ -1,6 +1,6 @@
 """Every table of the core, in one metadata, one module per family: the store, the entry change
-log, links, people, the judge, session memory, reviews, lessons, proofs, fix PRs. The door's tables are in
-``ghapp/tables.py``; ``docs/schema.md`` is the whole schema, rendered from these classes.
+log, links, people, the history back-fill, the judge, session memory, reviews, lessons, proofs,
+fix PRs. The door's tables are in ``ghapp/tables.py``; ``docs/schema.md`` is the whole schema, rendered from these classes.
 
 These modules import only SQLAlchemy and the standard library (an enum a column takes is defined
 beside its table), so reading the schema loads none of the product's logic.
@@ -26,6 +26,7 @@ from __future__ import annotations
 from continual.tables.base import NAMING_CONVENTION, Base
 from continual.tables.changes import EntryChange
 from continual.tables.fixes import FixPullRow, FixState
+from continual.tables.history import HistoryComment, HistoryPull, HistoryRun
 from continual.tables.judge import JudgeVerdictRow
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.links import LinkName
@@ -58,6 +59,9 @@ __all__ = [
     "EntryChange",
     "FixPullRow",
     "FixState",
+    "HistoryComment",
+    "HistoryPull",
+    "HistoryRun",
     "Injection",
     "JudgeVerdictRow",
     "LessonEvent",

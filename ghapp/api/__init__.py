@@ -1,11 +1,11 @@
-"""The authenticated `/v1` API: recall, brief, context, memory summary, ledger, preferences and
-store edits."""
+"""The authenticated `/v1` API: recall, brief, context, memory summary, history back-fill,
+ledger, preferences and store edits."""
 
 from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
-from ghapp.api import account, auth, openapi, recall, retired, summary
+from ghapp.api import account, auth, history, openapi, recall, retired, summary
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
@@ -24,6 +24,7 @@ def routes() -> list[BaseRoute]:
         Route("/v1/memory/summary", summary.view, methods=["GET"]),
         Route("/v1/memory/summary", summary.clear, methods=["DELETE"]),
         Route("/v1/memory/summary/rebuild", summary.rebuild, methods=["POST"]),
+        Route("/v1/history", history.view, methods=["GET"]),
         Route("/v1/review-ledger", account.ledger, methods=["GET"]),
         Route("/v1/persons/preference", account.get_preference, methods=["GET"]),
         Route("/v1/persons/preference", account.put_preference, methods=["PUT"]),

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from continual.history.store import Progress
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.maintenance import LessonChange
 from continual.persons import Caller, Preference
@@ -209,4 +210,46 @@ def summary_json(summary: StoredSummary) -> dict[str, Any]:
         "cleared": summary.cleared_ms is not None,
         "cleared_at": iso(summary.cleared_ms),
         "cleared_by": summary.cleared_by,
+    }
+
+
+def history_json(found: Progress) -> dict[str, Any]:
+    """A repository's history back-fill: where it stands and where each receipt came from."""
+    run = found.run
+    return {
+        "repository": found.repository,
+        "state": run.state.value,
+        "generation": run.generation,
+        "days": run.days,
+        "max_prs": run.max_prs,
+        "since": iso(run.since_ms),
+        "prs_read": run.prs_read,
+        "comments_kept": run.comments_kept,
+        "addressed": run.addressed,
+        "facts": run.facts,
+        "requests": run.requests,
+        "pauses": run.pauses,
+        "paused_until": iso(run.paused_until_ms),
+        "requested_at": iso(run.requested_ms),
+        "started_at": iso(run.started_ms),
+        "updated_at": iso(run.updated_ms),
+        "finished_at": iso(run.finished_ms),
+        "last_error": run.last_error,
+        "outcomes": dict(sorted(found.outcomes.items())),
+        "receipts_total": found.receipts_total,
+        "receipts": [
+            {
+                "source": "history",
+                "outcome": "addressed",
+                "actor": receipt.author,
+                "pr": receipt.pr,
+                "comment": receipt.comment_id,
+                "path": receipt.path,
+                "commit": receipt.addressed_sha,
+                "merged_by": receipt.merged_by,
+                "at": receipt.created_at.isoformat(),
+                "url": receipt.url,
+            }
+            for receipt in found.receipts
+        ],
     }

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from ghapp.cli import (
     agents,
     deliveries,
+    history,
     jobs,
     ledger,
     lessons,
@@ -50,6 +51,7 @@ COMMANDS: tuple[Callable[[Subparsers], None], ...] = (
     agents.add_brief,
     agents.add_context,
     lessons.add_maintain,
+    history.add_backfill,
     setup.add_setup,
     purge.add_purge,
 )

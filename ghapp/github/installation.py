@@ -28,6 +28,7 @@ from ghapp.github.values import (
     GitTree,
     IssueComment,
     PullRequest,
+    RateLimit,
     Review,
     ReviewComment,
     split_repo,
@@ -50,6 +51,8 @@ class InstallationClient:
     def __init__(self, app: GitHubClient, installation_id: int) -> None:
         self.app = app
         self.installation_id = installation_id
+        self.sent = 0  # requests made through this client
+        self.rate: RateLimit | None = None  # the budget the latest answer reported
 
     def __repr__(self) -> str:
         return f"InstallationClient(installation_id={self.installation_id})"
@@ -64,8 +67,11 @@ class InstallationClient:
         json: Any = None,
     ) -> httpx.Response:
         github = await self.app.installation_github(self.installation_id)
+        self.sent += 1
         try:
-            return await self.app.send(github, method, url, what=what, params=params, json=json)
+            response = await self.app.send(github, method, url, what=what, params=params, json=json)
+            self.rate = RateLimit.from_headers(response.headers) or self.rate
+            return response
         except Rejected as exc:
             if exc.status != 401:
                 raise
@@ -114,6 +120,23 @@ class InstallationClient:
         owner, name = split_repo(repo)
         data = await self._json("GET", f"/repos/{owner}/{name}/pulls/{number}", f"{repo}#{number}")
         return PullRequest.from_json(repo, data)
+
+    async def list_merged_candidates(self, repo: str, page: int) -> tuple[list[PullRequest], bool]:
+        """One page of the repository's closed pull requests, most recently updated first
+        (merged ones among them), and whether another page follows."""
+        owner, name = split_repo(repo)
+        params: dict[str, str | int] = {
+            "state": "closed",
+            "sort": "updated",
+            "direction": "desc",
+            "per_page": PER_PAGE,
+            "page": page,
+        }
+        response = await self._send(
+            "GET", f"/repos/{owner}/{name}/pulls", what=f"{repo} pull requests", params=params
+        )
+        found = [PullRequest.from_json(repo, item) for item in _page_items(response, None)]
+        return found, self.app.next_page(response) is not None
 
     async def list_pull_files(self, repo: str, number: int) -> list[DiffEntry]:
         owner, name = split_repo(repo)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from continual.times import parse_iso_or_none
@@ -145,6 +145,9 @@ class PullRequest:
     closed_at: datetime | None
     merged_at: datetime | None
     head_repository: str | None = None  # owner/name of the head's repository; None: deleted
+    # Read when GitHub sends them: `merged_by` only on one pull request, not in a list.
+    updated_at: datetime | None = None
+    merged_by: GitHubUser | None = None
 
     @classmethod
     def from_json(cls, repository: str, data: Json) -> PullRequest:
@@ -169,6 +172,8 @@ class PullRequest:
             closed_at=parse_iso_or_none(data.get("closed_at")),
             merged_at=parse_iso_or_none(data.get("merged_at")),
             head_repository=_str((head.get("repo") or {}).get("full_name")) or None,
+            updated_at=parse_iso_or_none(data.get("updated_at")),
+            merged_by=GitHubUser.from_json(data["merged_by"]) if data.get("merged_by") else None,
         )
 
 
@@ -415,3 +420,23 @@ class GitTree:
             if isinstance(item, Mapping) and item.get("type") == "blob"
         }
         return cls(sha=_str(data.get("sha")), blobs=blobs, truncated=bool(data.get("truncated")))
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """What an answer's ``x-ratelimit-*`` headers say of the installation's hourly budget."""
+
+    limit: int
+    remaining: int
+    reset_at: datetime
+
+    @classmethod
+    def from_headers(cls, headers: Mapping[str, str]) -> RateLimit | None:
+        """The budget an answer reports; None when its headers are missing or out of shape."""
+        values = [
+            headers.get(f"x-ratelimit-{name}", "") for name in ("limit", "remaining", "reset")
+        ]
+        if not all(value.isdigit() for value in values):
+            return None
+        limit, remaining, reset = (int(value) for value in values)
+        return cls(limit, remaining, datetime.fromtimestamp(reset, UTC))

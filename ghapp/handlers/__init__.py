@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ghapp.fixes import commands as fixes
-from ghapp.handlers import installations, pulls, push, repositories
+from ghapp.handlers import history, installations, pulls, push, repositories
 from ghapp.router import Router
 
 
@@ -15,4 +15,5 @@ def build_router(*, coalesce_ms: int = pulls.COALESCE_MS) -> Router:
         pulls.routes(coalesce_ms=coalesce_ms),
         push.ROUTES,
         fixes.ROUTES,
+        history.ROUTES,
     )

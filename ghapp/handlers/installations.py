@@ -1,5 +1,6 @@
 """`installation`, `installation_repositories` and `installation_target`: keep tenants true (a
-renamed account included) and stop a gone app's jobs."""
+renamed account included), stop a gone app's jobs, and ask for the history back-fill of every
+repository the app is installed on."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ghapp.envelopes import (
     InstallationRepositoriesEvent,
     InstallationTargetEvent,
 )
+from ghapp.history import schedule_all, stop_for
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Route, installation_key
 from ghapp.tables import Installation, JobState
@@ -44,6 +46,9 @@ def apply_installation(deps: Deps, event: InstallationEvent) -> None:
                 now=now,
                 account_login=installation.account.login,
             )
+            if deps.settings.history_on_install:
+                session.flush()
+                schedule_all(conn, [repo.id for repo in event.repositories or ()], now)
         elif action == "deleted":
             row.deleted_ms = now
             session.execute(
@@ -52,6 +57,9 @@ def apply_installation(deps: Deps, event: InstallationEvent) -> None:
                 .values(removed_ms=now)
             )
             deps.queue.hold_installation(conn, row.id, JobState.CANCELLED)
+            stop_for(
+                conn, reason="the installation was removed", now_ms=now, installation_id=row.id
+            )
         elif action == "suspend":
             row.suspended_ms = now
             deps.queue.hold_installation(conn, row.id, JobState.HELD)
@@ -77,7 +85,16 @@ def apply_installation_repositories(deps: Deps, event: InstallationRepositoriesE
             now=now,
             account_login=account.login,
         )
-        remove_repositories(session, (repo.id for repo in event.repositories_removed or ()), now)
+        if deps.settings.history_on_install:
+            session.flush()
+            added = [repo.id for repo in event.repositories_added or ()]
+            schedule_all(session.connection(), added, now)
+        removed = [repo.id for repo in event.repositories_removed or ()]
+        remove_repositories(session, removed, now)
+        if removed:
+            session.flush()
+            reason = "the repository left the installation"
+            stop_for(session.connection(), reason=reason, now_ms=now, repository_ids=removed)
 
 
 def apply_account_renamed(deps: Deps, event: InstallationTargetEvent) -> None:

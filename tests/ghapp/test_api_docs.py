@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.tables import Entry, ReviewRow
+from continual.tables import Entry, Repository, ReviewRow
+from ghapp.history import schedule
+from ghapp.jobs import now_ms
+from ghsim.history import seed_history
 from tests.support.recall import token
 from tests.support.review import ORG, REPO, bug_files, harness, seat_toml
 
@@ -95,6 +98,21 @@ def live(engine: Engine, tmp_path: Path) -> Any:
         h.run()
         h.sim.open_pull(REPO, title="Parse it again", files=bug_files(1, prefix="src/mod"))
         h.run()
+        seed_history(h.sim.world, REPO, pulls_count=1, comments_per_pull=6)  # its past
+        with engine.begin() as conn:
+            repo = conn.execute(
+                select(Repository.id, Repository.account_id, Repository.installation_id).where(
+                    Repository.full_name == REPO
+                )
+            ).one()
+            schedule(
+                conn,
+                account_id=repo.account_id,
+                repository_id=repo.id,
+                installation_id=repo.installation_id,
+                now_ms=now_ms(),
+            )
+        h.run()
         yield h
 
 
@@ -145,7 +163,7 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
                 assert not missing, f"{command}: the docs show {missing}, the server does not"
                 undocumented = set(body) - set(DOC_KEY.findall(documented))
                 assert not undocumented, f"{command}: the server gives {undocumented} undocumented"
-    assert len(ran) == 11, ran
+    assert len(ran) == 12, ran
 
     recall = next(body for command, body in answers.items() if command.endswith('/v1/recall"'))
     (receipt,) = recall["lessons"][0]["sources"]

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
+from continual.history.runs import request_run
 from ghapp.api.openapi import description
 from ghapp.db import make_engine, migrate
 from tests.support.recall import NOW, Clock, accept, api, entry_of, seed, token
@@ -41,6 +42,7 @@ CALLS = [
     Call("GET", "/v1/memory/summary", {"repo": "bee/app"}, None, "404"),
     Call("DELETE", "/v1/memory/summary", {"repo": "bee/app"}, None, "404"),
     Call("POST", "/v1/memory/summary/rebuild", {"repo": "bee/app"}, None, "404"),
+    Call("GET", "/v1/history", {"repo": "bee/app"}, None, "404"),
 ]
 
 
@@ -64,6 +66,16 @@ def tenants(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tenants]:
     accept(engine, octo, "octo/app", review_id="rev-a")
     accept(engine, bee, "bee/app", name="bee_secret_thing", review_id="rev-b")
     b_entry = entry_of(engine, bee.repos["bee/app"], "bee_secret_thing").id
+    with engine.begin() as conn:  # bee/app's history back-fill, asked for
+        request_run(
+            conn,
+            account_id=2,
+            repository_id=bee.repos["bee/app"],
+            installation_id=2,
+            days=90,
+            max_prs=300,
+            now_ms=NOW,
+        )
     token_a, token_b = token(engine, "octo", "mona"), token(engine, "bee", "bert")
     with api(engine, root, Clock(NOW + 1000)) as url:
         yield Tenants(url, token_a, token_b, b_entry, engine)

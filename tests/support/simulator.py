@@ -87,6 +87,8 @@ def app_settings(
         "config": workdir / "hindsight.toml",
         # Replies write back at once in tests; the coalescing window has tests of its own.
         "writeback_coalesce_ms": 0,
+        # An install asks for a history back-fill; its tests turn it on (tests/ghapp/test_history*).
+        "history_on_install": False,
         **overrides,
     }
     return Settings(**values)

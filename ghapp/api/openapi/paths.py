@@ -132,6 +132,13 @@ PATHS: dict[str, Any] = {
             REPO,
         )
     },
+    "/v1/history": {
+        "get": _op(
+            "the repository's history back-fill: progress, outcomes and history receipts",
+            _json("History", "the back-fill (404 when none was asked for)"),
+            REPO,
+        )
+    },
     "/v1/review-ledger": {
         "get": _op(
             "per repository: reviews, calls, suggestions, decisions, acceptance, hits",

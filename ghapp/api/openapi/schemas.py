@@ -209,6 +209,46 @@ SCHEMAS: dict[str, Any] = {
             "cleared_by": _nullable("string"),
         }
     ),
+    "History": _object(
+        {
+            "repository": STRING,
+            "state": {"type": "string", "enum": ["queued", "running", "paused", "done", "stopped"]},
+            "generation": INTEGER,
+            "days": INTEGER,
+            "max_prs": INTEGER,
+            "since": {"type": "string", "format": "date-time"},
+            "prs_read": INTEGER,
+            "comments_kept": INTEGER,
+            "addressed": INTEGER,
+            "facts": INTEGER,
+            "requests": INTEGER,
+            "pauses": INTEGER,
+            "paused_until": TIME,
+            "requested_at": {"type": "string", "format": "date-time"},
+            "started_at": TIME,
+            "updated_at": {"type": "string", "format": "date-time"},
+            "finished_at": TIME,
+            "last_error": _nullable("string"),
+            "outcomes": {"type": "object", "additionalProperties": INTEGER},
+            "receipts_total": INTEGER,
+            "receipts": array(
+                _object(
+                    {
+                        "source": {"type": "string", "enum": ["history"]},
+                        "outcome": {"type": "string", "enum": ["addressed"]},
+                        "actor": STRING,
+                        "pr": INTEGER,
+                        "comment": INTEGER,
+                        "path": STRING,
+                        "commit": STRING,
+                        "merged_by": _nullable("string"),
+                        "at": {"type": "string", "format": "date-time"},
+                        "url": STRING,
+                    }
+                )
+            ),
+        }
+    ),
     "Preference": _object(
         {
             "person": STRING,

@@ -3,8 +3,8 @@
 A maintainer's `/fix` opens a pull request carrying exactly the suggestion's change. One row per
 suggestion keeps it: asking again links the same fix PR, and its close finds its suggestion.
 
-Revision ID: 0021_fix_pulls
-Revises: 0022_redact_stored_secrets
+Revision ID: 0023_fix_pulls
+Revises: 0022_judge_contract
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0021_fix_pulls"
-down_revision = "0022_redact_stored_secrets"
+revision = "0023_fix_pulls"
+down_revision = "0022_judge_contract"
 branch_labels = None
 depends_on = None
 

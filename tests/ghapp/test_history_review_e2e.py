@@ -1,0 +1,57 @@
+"""A review after a back-fill is handed the repository's history facts, cited, for its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, select
+
+from continual.tables import Repository
+from ghapp.db import reading
+from ghapp.history import schedule
+from ghapp.jobs import now_ms
+from ghsim import addition_patch
+from ghsim.history import seed_history
+from tests.support.history import run_of
+from tests.support.review import harness, lenses_toml, requests_of, seat_toml
+from tests.support.simulator import REPO
+
+
+def test_the_next_review_is_handed_the_history_facts_of_its_files(
+    engine: Engine, tmp_path: Path
+) -> None:
+    logs = tmp_path / "requests"
+    logs.mkdir()
+    toml = seat_toml(tmp_path, "alpha", log_dir=str(logs)) + lenses_toml("correctness")
+    with harness(engine, tmp_path, toml) as h:
+        h.run()  # the install
+        history = seed_history(h.sim.world, REPO, pulls_count=2, comments_per_pull=4)
+        with reading(engine) as conn:
+            row = conn.execute(
+                select(Repository.id, Repository.account_id, Repository.installation_id).where(
+                    Repository.full_name == REPO
+                )
+            ).one()
+        with engine.begin() as conn:
+            schedule(
+                conn,
+                account_id=row.account_id,
+                repository_id=row.id,
+                installation_id=row.installation_id,
+                now_ms=now_ms(),
+            )
+        h.run()
+        run = run_of(engine)
+        assert run is not None and run.facts == history.addressed > 0
+        first = history.pulls[0]
+        lines = [f"value = compute({n})" for n in range(12)]
+        h.sim.open_pull(REPO, files={first.path: addition_patch(lines)})
+        h.run()
+    (request,) = requests_of(logs)
+    handed = request["cross_session"]
+    assert handed.startswith("Recalled from earlier sessions:\n")
+    cited = [line for line in handed.splitlines() if f"on `{first.path}`" in line]
+    assert len(cited) == len(first.addressed)
+    assert all(f"asked in #{first.number}" in line for line in cited)
+    assert all("(from the repository's review history; session history-" in line for line in cited)
+    assert "Unverified claim" not in "\n".join(cited)
