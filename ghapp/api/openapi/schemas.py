@@ -137,7 +137,7 @@ SCHEMAS: dict[str, Any] = {
             "lens": STRING,
             "title": STRING,
             "text": STRING,
-            "action": {"type": "string", "enum": ["retired", "adapted", "restored"]},
+            "action": {"type": "string", "enum": ["retired", "adapted", "restored", "merged"]},
             "reason": STRING,
             "commit": _nullable("string"),
             "revision": INTEGER,
