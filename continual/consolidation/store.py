@@ -68,6 +68,7 @@ def lessons_of(
                 admitted=row.admission is None,
                 accepted=counts[row.id],
                 created_ms=row.created_ms,
+                text=row.text,
             )
         )
     return lessons

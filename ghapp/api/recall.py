@@ -133,6 +133,7 @@ async def brief(request: Request, caller: Caller) -> Response:
         now=deps.clock(),
         snapshots=deps.snapshots,
         suppress_days=deps.suppress_days,
+        max_tokens=deps.settings.call_injection_tokens,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -169,6 +170,7 @@ async def context(request: Request, caller: Caller) -> Response:
         now=deps.clock(),
         snapshots=deps.snapshots,
         suppress_days=deps.suppress_days,
+        max_tokens=deps.settings.hook_injection_tokens,
     )
     return JSONResponse(handed_json(target, handed))
 

@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from continual import persons
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
-from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, run
+from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, not_found, run
 from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
 from ghapp.db import reading
 from ghapp.web.chart import acceptance_chart
@@ -53,8 +53,9 @@ def _redirect(url: str) -> RedirectResponse:
 class LedgerPages:
     """The endpoints of `/ledger`; the session cookie is signed with a key from ``sessions``."""
 
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Sessions, github_web: str = "https://github.com") -> None:
         self.sessions = sessions
+        self.github_web = github_web.rstrip("/")
 
     # --- who is asking ---------------------------------------------------------------------
 
@@ -73,6 +74,10 @@ class LedgerPages:
 
         caller = await run(find)
         return None if caller is None else (session, caller)
+
+    async def home(self, request: Request) -> Response:
+        """``/`` has nothing of its own: it points to the ledger."""
+        return RedirectResponse(LEDGER, status_code=302)
 
     # --- sign in and out ---------------------------------------------------------------------
 
@@ -166,8 +171,13 @@ class LedgerPages:
         status: int = 200,
         notice: str | None = None,
         problem: str | None = None,
+        confirm: tuple[str, int] | None = None,
     ) -> Response:
         chosen = view.chosen
+        lessons = {x.id: x for x in (chosen.lessons or ())} if chosen else {}
+        asked = None
+        if confirm is not None and confirm[0] in lessons:
+            asked = {"lesson": lessons[confirm[0]], "revision": confirm[1]}
         return page(
             "ledger.html",
             status,
@@ -183,6 +193,8 @@ class LedgerPages:
             weeks=view.weeks,
             notice=notice,
             problem=problem,
+            confirm=asked,
+            github=self.github_web,
         )
 
     async def ledger(self, request: Request) -> Response:
@@ -212,6 +224,11 @@ class LedgerPages:
             repo = _repo_field(fields)
             action, expected = _action_fields(fields)
             deps = deps_of(request)
+            if action == "delete" and fields.get("confirm") != "yes":
+                view = await self._view(request, caller, repo)
+                if view.chosen is None or entry_id not in {x.id for x in view.chosen.lessons or ()}:
+                    raise not_found(f"lesson {entry_id}")
+                return self._render(session, caller, view, confirm=(entry_id, expected))
             if action == "delete":
                 await delete_lesson(deps, caller, entry_id, expected=expected)
             else:

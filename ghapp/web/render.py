@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.responses import HTMLResponse
@@ -17,6 +18,16 @@ HEADERS = {
     "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
     "referrer-policy": "same-origin",
 }
+
+
+def github_web_url(api_url: str) -> str:
+    """Where people read what the API at ``api_url`` serves: github.com for api.github.com,
+    the server itself for GitHub Enterprise Server (``https://host/api/v3``)."""
+    parts = urlsplit(api_url.rstrip("/"))
+    if parts.hostname == "api.github.com":
+        return "https://github.com"
+    path = parts.path[: -len("/api/v3")] if parts.path.endswith("/api/v3") else parts.path
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 def _rate(value: float | None) -> str:

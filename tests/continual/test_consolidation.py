@@ -187,12 +187,31 @@ def test_distinct_causes_and_other_repositories_are_not_merged_by_a_write_back(
             title="Unchecked load_config result",
             lesson=PARAPHRASE_LESSON.replace("parse_config", "load_config"),
         ),
-        add_suggestion(db, pr=1, lens="performance"),
+        add_suggestion(
+            db, pr=1, lens="performance", title=PARAPHRASE, lesson=PARAPHRASE_LESSON + " Twice."
+        ),
         add_suggestion(db, pr=1, repository_id=OTHER_REPO_ID, title=PARAPHRASE),
     ]
     apply_decisions(db, [decision(sid) for sid in sids], now=NOW)
     assert len(live_entries(db)) == 4
     assert not consolidate(db, REPO_ID, now=NOW)
+
+
+def test_the_same_text_under_two_lenses_is_merged_into_one_lesson(db: Engine) -> None:
+    first = add_suggestion(db, pr=1)
+    twin = add_suggestion(db, pr=2, lens="performance", title="Another title altogether")
+    other = add_suggestion(db, pr=3, repository_id=OTHER_REPO_ID, lens="performance")
+    apply_decisions(db, [decision(sid) for sid in (first, twin, other)], now=NOW)
+    assert len(live_entries(db)) == 3
+    plan = consolidate(db, REPO_ID, now=NOW)
+    assert plan.replaced == 1
+    [merge] = plan.merges
+    assert (merge.canonical.lens, merge.replaced[0].lens) == ("correctness", "performance")
+    kept = [e for e in live_entries(db) if e.repository_id == REPO_ID]
+    assert [e.lens for e in kept] == ["correctness"]
+    assert receipts_of(db, kept[0].id) == {first, twin}
+    assert not consolidate(db, OTHER_REPO_ID, now=NOW), "one repository's lessons only"
+    assert not consolidate(db, REPO_ID, now=NOW), "nothing left to merge"
 
 
 def test_dry_run_plans_without_changing_anything(db: Engine) -> None:

@@ -87,7 +87,7 @@ def run_curl(command: str, env: dict[str, str], values: dict[str, str]) -> tuple
 @pytest.fixture
 def live(engine: Engine, tmp_path: Path) -> Any:
     toml = seat_toml(tmp_path, "alpha") + seat_toml(tmp_path, "beta", lab="other", mode="fail")
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, title="Parse the config", files=bug_files(1))
         h.run()
         (comment, *_) = h.sim.review_comments(REPO, 1)

@@ -154,7 +154,30 @@ def test_delete_removes_the_lesson_from_the_page(
     _sign_in(browser, ledger_url, seeded_ledger.token)
     lesson = (_ledger(engine, seeded_ledger).lessons or ())[0]
     _click(browser, lesson.id, "delete")
+    # Delete asks first, and Cancel keeps the lesson.
+    asked = browser.find_element(By.ID, "confirm")
+    assert lesson.title in asked.text and "cannot be restored" in asked.text
+    assert stored(engine, lesson.id).deleted_ms is None
+    click_and_load(browser, browser.find_element(By.ID, "cancel-delete"))
+    assert not browser.find_elements(By.ID, "confirm")
+    assert stored(engine, lesson.id).deleted_ms is None
+    _click(browser, lesson.id, "delete")
+    click_and_load(browser, browser.find_element(By.ID, "confirm-delete"))
     assert f"Lesson {lesson.id} deleted" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     assert not browser.find_elements(By.ID, f"lesson-{lesson.id}")
     found = stored(engine, lesson.id)
     assert found.deleted_ms is not None and found.text == ""
+
+
+def test_evidence_links_to_its_pull_request(
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    lesson = (_ledger(engine, seeded_ledger).lessons or ())[0]
+    links = _row(browser, lesson.id).find_elements(By.CSS_SELECTOR, "ul.evidence a.pr")
+    assert links, "each receipt names its pull request as a link"
+    pr = lesson.sources[0].pr
+    assert links[0].text == f"PR #{pr}"
+    assert links[0].get_attribute("href") == f"https://github.com/{lesson.repository}/pull/{pr}"

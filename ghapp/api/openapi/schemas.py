@@ -189,6 +189,17 @@ SCHEMAS: dict[str, Any] = {
             "omitted": INTEGER,
             "chars": INTEGER,
             "recorded": {"type": "boolean"},
+            "lessonsHanded": array(
+                _object(
+                    {
+                        "id": STRING,
+                        "lens": STRING,
+                        "kind": STRING,
+                        "seat": STRING,
+                        "sessions": array(STRING),
+                    }
+                )
+            ),
         }
     ),
     "MemorySummary": _object(
@@ -207,6 +218,39 @@ SCHEMAS: dict[str, Any] = {
             "cleared": {"type": "boolean"},
             "cleared_at": _nullable("string"),
             "cleared_by": _nullable("string"),
+        }
+    ),
+    "MemorySwitch": _object(
+        {
+            "repository": STRING,
+            "enabled": {"type": "boolean"},
+            "changed_at": _nullable("string"),
+            "changed_by": _nullable("string"),
+        }
+    ),
+    "MemorySwitchUpdate": _object({"enabled": {"type": "boolean"}}),
+    "Memory": _object(
+        {
+            "repository": STRING,
+            "enabled": {"type": "boolean"},
+            "changed_at": _nullable("string"),
+            "changed_by": _nullable("string"),
+            "items": {"type": "object", "additionalProperties": INTEGER},
+            "hits": INTEGER,
+            "summary": {"oneOf": [ref("MemorySummary"), {"type": "null"}]},
+        }
+    ),
+    "MemoryCleared": _object(
+        {
+            "repository": STRING,
+            "deleted": _object(
+                {
+                    "memory_items": INTEGER,
+                    "memory_hits": INTEGER,
+                    "summaries": INTEGER,
+                    "memory_files": INTEGER,
+                }
+            ),
         }
     ),
     "Preference": _object(
