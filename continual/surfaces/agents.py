@@ -82,6 +82,7 @@ def hand_brief(
             header=BRIEF_HEADER.format(repo=target.repository),
             seen=seen | _refused(conn, target, snapshot, now, suppress_days),
             distinct_text=True,
+            said=snapshot.texts_of(seen),
         )
         handed = _handed(Surface.BRIEF, session_id, packed)
         if preference.surfacing < SURFACING_MEMORY:
@@ -192,6 +193,7 @@ def standing_pack(
         header=RECALL_HEADER.format(repo=target.repository),
         seen=seen,
         distinct_text=True,
+        said=snapshot.texts_of(seen),
     )
 
 

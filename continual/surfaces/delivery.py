@@ -145,6 +145,7 @@ def _query_hand(
         seen=seen,
         total=found.total,
         distinct_text=True,
+        said=snapshot.texts_of(seen),
     )
     return _handed(surface, session_id, packed)
 

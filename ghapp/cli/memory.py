@@ -24,7 +24,7 @@ CLI_ACTOR = "cli"
 
 
 def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
-    if args.memory_command in REPOSITORY_COMMANDS or args.repo is not None:
+    if args.memory_command in REPOSITORY_COMMANDS or getattr(args, "repo", None) is not None:
         return _repository_memory(args, settings)
     if args.review is None:
         print(

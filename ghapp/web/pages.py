@@ -9,8 +9,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from continual import persons
+from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
+from continual.suppression import Suppression, suppressions
 from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, not_found, run
 from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
 from ghapp.db import reading
@@ -29,10 +31,11 @@ from ghapp.web.session import (
 
 LEDGER = "/ledger"
 SIGN_IN = "/ledger/sign-in"
-ACTIONS = ("demote", "restore", "delete")
+ACTIONS = ("demote", "restore", "delete", "lift")
 DONE = {
     "demote": "Lesson {lesson} demoted: it is no longer handed to reviews or agents.",
     "restore": "Lesson {lesson} restored (and its mechanism may be raised again).",
+    "lift": "The suppression of lesson {lesson} is lifted: its mechanism may be raised again.",
     "delete": "Lesson {lesson} deleted: its text and receipts are gone; its id stays as a tombstone.",
 }
 
@@ -44,6 +47,7 @@ class View:
     ledgers: tuple[RepositoryLedger, ...]
     chosen: RepositoryLedger | None
     weeks: tuple[WeekAcceptance, ...]
+    suppressions: tuple[Suppression, ...] = ()
 
 
 def _redirect(url: str) -> RedirectResponse:
@@ -156,9 +160,18 @@ class LedgerPages:
                 if repo is None and ledgers:
                     chosen = ledgers[0]
                 weeks: tuple[WeekAcceptance, ...] = ()
+                refused: tuple[Suppression, ...] = ()
                 if chosen is not None:
                     weeks = acceptance_by_week(conn, caller.account_id).get(chosen.repository, ())
-            return View(ledgers, chosen, weeks)
+                    found = target_named(conn, caller.account_id, chosen.repository)
+                    if found is not None:
+                        refused = suppressions(
+                            conn,
+                            found.repository_id,
+                            now_ms=deps.clock(),
+                            suppress_days=deps.suppress_days,
+                        )
+            return View(ledgers, chosen, weeks, refused)
 
         return await run(read)
 
@@ -194,6 +207,7 @@ class LedgerPages:
             notice=notice,
             problem=problem,
             confirm=asked,
+            suppressions=view.suppressions,
             github=self.github_web,
         )
 
@@ -232,6 +246,7 @@ class LedgerPages:
             if action == "delete":
                 await delete_lesson(deps, caller, entry_id, expected=expected)
             else:
+                # A lift is a restore: it ends the suppression of every dismissal so far.
                 await edit_lesson(
                     deps, caller, entry_id, expected=expected, demote=action == "demote"
                 )

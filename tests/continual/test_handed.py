@@ -54,6 +54,18 @@ def test_the_same_lesson_text_under_two_lenses_is_handed_once(
     pushed = context(engine, tmp_path, org, "s2", "src/app.py")
     assert pushed.text.count("Check the result of `parse_config`") == 1
     assert review(engine, tmp_path, org, "r1").text.count("`parse_config`") == 1
+    # The session was handed the text: its twin is not handed later in the session either.
+    again = hand_brief(
+        engine,
+        tmp_path,
+        target(engine, org),
+        session_id="s1",
+        preference=Preference(),
+        person_id=None,
+        now=NOW + 2000,
+    )
+    assert again.text == "" and lessons_in(again) == ()
+    assert lessons_in(context(engine, tmp_path, org, "s1", "src/app.py")) == ()
 
 
 def test_a_lesson_is_not_handed_at_a_path_its_mechanism_is_refused_at(

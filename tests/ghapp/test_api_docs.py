@@ -139,7 +139,9 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
                 # The memory summary holds what earlier reviews found out (docs/api.md).
                 assert "Memory is a heuristic" in body["text"] and body["lessons"]
                 status, again = run_curl(command, env, values)
-                assert status == 200 and again["text"] == "", "a second brief hands only news"
+                assert status == 200 and again["text"] == "", (
+                    f"a second brief hands only news: first {body['text']!r}"
+                )
             if shown and body is not None:
                 missing = documented_keys(documented, nulls(body)) - keys(body)
                 assert not missing, f"{command}: the docs show {missing}, the server does not"

@@ -1,11 +1,19 @@
-"""`/` points to the ledger, and evidence links go to GitHub's web side of the API in use."""
+"""`/` points to the ledger, evidence links go to GitHub's web side of the API in use, and
+suppressions are shown and lifted on the page."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
+from sqlalchemy import Engine, select
 
+from continual import store
+from continual.entry_keys import entry_key
+from continual.tables import Receipt
+from continual.values import Decision
 from ghapp.web.render import github_web_url
+from tests.support.ledger_page import SeededLedger, sign_in, stored
+from tests.support.recall import NOW, decide, lesson_for
 
 
 def test_the_root_points_to_the_ledger(ledger_url: str) -> None:
@@ -25,3 +33,51 @@ def test_the_root_points_to_the_ledger(ledger_url: str) -> None:
 )
 def test_the_web_side_of_an_api(api: str, web: str) -> None:
     assert github_web_url(api) == web
+
+
+def test_suppressions_are_shown_and_a_person_lifts_one(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    tenant, repo = seeded_ledger.tenant, seeded_ledger.repo
+    title, lesson = lesson_for("close_file", "src/other.py")
+    refused = "sg_refused"
+    with engine.begin() as conn:
+        store.record_suggestion(
+            conn,
+            store.NewSuggestion(
+                id=refused,
+                account_id=tenant.account_id,
+                repository_id=tenant.repos[repo],
+                pr=70,
+                head_sha="a" * 40,
+                path="src/other.py",
+                line=3,
+                seat="alpha",
+                lab="acme-labs",
+                lens="correctness",
+                title=title,
+                entry_key=entry_key("correctness", title),
+                lesson=lesson,
+                set_sha256="f" * 64,
+            ),
+            now=NOW - 2000,
+        )
+    decide(engine, refused, at=NOW - 1000, kind=Decision.DISMISSED)  # a false positive there
+    with engine.connect() as conn:
+        [entry_id] = conn.execute(
+            select(Receipt.entry_id).where(Receipt.suggestion_id == refused)
+        ).scalars()
+    revision = stored(engine, entry_id).revision
+    with httpx.Client(base_url=ledger_url) as client:
+        csrf = sign_in(client, seeded_ledger.token)
+        page = client.get("/ledger", params={"repo": repo}).text
+        section = page[page.index('<section id="suppressions">') :]
+        section = section[: section.index("</section>")]
+        assert "Unchecked close_file result" in section and "<code>src/other.py</code>" in section
+        assert "false-positive" in section and 'data-action="lift"' in section
+        form = {"csrf": csrf, "repo": repo, "action": "lift", "expected_revision": str(revision)}
+        answer = client.post(f"/ledger/lessons/{entry_id}", data=form, follow_redirects=True)
+        assert answer.status_code == 200 and "suppression of lesson" in answer.text
+        section = answer.text[answer.text.index('<section id="suppressions">') :]
+        assert "Unchecked close_file result" not in section[: section.index("</section>")]
+    assert stored(engine, entry_id).suppression_lifted_by == "mona"

@@ -181,3 +181,15 @@ def test_evidence_links_to_its_pull_request(
     pr = lesson.sources[0].pr
     assert links[0].text == f"PR #{pr}"
     assert links[0].get_attribute("href") == f"https://github.com/{lesson.repository}/pull/{pr}"
+
+
+def test_no_sideways_scroll_at_mobile_width(
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger
+) -> None:
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    browser.set_window_size(375, 800)
+    browser.get(f"{ledger_url}/ledger?repo={seeded_ledger.repo}")
+    inner = browser.execute_script("return window.innerWidth")
+    assert inner <= 400, f"the window is {inner} px wide"
+    wide = browser.execute_script("return document.documentElement.scrollWidth")
+    assert wide <= inner, f"the page is {wide} px wide in a {inner} px window"
