@@ -121,7 +121,7 @@ class Handed:
             "omitted": self.omitted,
             "chars": self.chars,
             "recorded": self.recorded,
-            "lessonsHanded": [lesson.as_json() for lesson in self.provenance],
+            "lessons_handed": [lesson.as_json() for lesson in self.provenance],
         }
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import cmarkgfm
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from ghapp.api.auth import iso
@@ -30,6 +32,12 @@ def github_web_url(api_url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
+def markdown(text: str) -> Markup:
+    """A lesson's Markdown (untrusted) as HTML: cmark-gfm's safe mode leaves raw HTML out and
+    drops ``javascript:``, ``vbscript:``, ``file:`` and non-image ``data:`` links."""
+    return Markup(cmarkgfm.github_flavored_markdown_to_html(text))
+
+
 def _rate(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
@@ -49,6 +57,7 @@ def _environment() -> Environment:
     )
     env.filters["rate"] = _rate
     env.filters["when"] = _when
+    env.filters["markdown"] = markdown
     return env
 
 

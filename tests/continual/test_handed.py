@@ -91,7 +91,7 @@ def test_a_hand_records_where_each_lesson_came_from(
     accept(engine, org, "octo/app", review_id="r_second")
     pushed = context(engine, tmp_path, org, "s1", "src/app.py")
     [lesson] = pushed.lessons
-    assert pushed.as_json()["lessonsHanded"] == [
+    assert pushed.as_json()["lessons_handed"] == [
         {
             "id": lesson.id,
             "lens": "correctness",
@@ -100,7 +100,7 @@ def test_a_hand_records_where_each_lesson_came_from(
             "sessions": ["r_first", "r_second"],
         }
     ]
-    assert context(engine, tmp_path, org, "s1", "src/app.py").as_json()["lessonsHanded"] == []
+    assert context(engine, tmp_path, org, "s1", "src/app.py").as_json()["lessons_handed"] == []
 
 
 @pytest.mark.parametrize("tokens", [0, -1, 64_001, True])

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, update
 
 from continual import store
 from continual.entry_keys import entry_key
-from continual.tables import Receipt
+from continual.tables import Entry, Receipt
 from continual.values import Decision
 from ghapp.web.render import github_web_url
 from tests.support.ledger_page import SeededLedger, sign_in, stored
@@ -81,3 +81,34 @@ def test_suppressions_are_shown_and_a_person_lifts_one(
         section = answer.text[answer.text.index('<section id="suppressions">') :]
         assert "Unchecked close_file result" not in section[: section.index("</section>")]
     assert stored(engine, entry_id).suppression_lifted_by == "mona"
+
+
+def test_a_lessons_markdown_is_rendered_and_nothing_untrusted_runs(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    repo = seeded_ledger.repo
+    with engine.connect() as conn:
+        entry_id = (
+            conn.execute(
+                select(Entry.id).where(
+                    Entry.repository_id == seeded_ledger.tenant.repos[repo],
+                    Entry.deleted_ms.is_(None),
+                )
+            )
+            .scalars()
+            .first()
+        )
+    assert entry_id is not None
+    text = (
+        "Check **the result** of `parse()`.\n\n<script>alert(1)</script>"
+        ' [see](javascript:alert(2)) <img src=x onerror="alert(3)">'
+    )
+    with engine.begin() as conn:
+        conn.execute(update(Entry).where(Entry.id == entry_id).values(text=text))
+    with httpx.Client(base_url=ledger_url) as client:
+        sign_in(client, seeded_ledger.token)
+        page = client.get("/ledger", params={"repo": repo}).text
+    row = page[page.index(f'id="lesson-{entry_id}"') :]
+    row = row[: row.index("</tr>")]
+    assert "<strong>the result</strong>" in row and "<code>parse()</code>" in row
+    assert "<script" not in row and "javascript:" not in row and "onerror" not in row

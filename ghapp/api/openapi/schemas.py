@@ -189,7 +189,7 @@ SCHEMAS: dict[str, Any] = {
             "omitted": INTEGER,
             "chars": INTEGER,
             "recorded": {"type": "boolean"},
-            "lessonsHanded": array(
+            "lessons_handed": array(
                 _object(
                     {
                         "id": STRING,
