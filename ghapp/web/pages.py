@@ -12,6 +12,7 @@ from continual import persons
 from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
+from continual.recall import Lesson
 from continual.suppression import Suppression, suppressions
 from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, not_found, run
 from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
@@ -30,6 +31,7 @@ from ghapp.web.session import (
 )
 
 LEDGER = "/ledger"
+MAX_SEARCH = 200  # characters of each search field
 SIGN_IN = "/ledger/sign-in"
 ACTIONS = ("demote", "restore", "delete", "lift")
 DONE = {
@@ -48,6 +50,41 @@ class View:
     chosen: RepositoryLedger | None
     weeks: tuple[WeekAcceptance, ...]
     suppressions: tuple[Suppression, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """The lesson search of the page: words of the title or text, a person who decided one of
+    its receipts, and a path (or folder) it names; empty parts match everything."""
+
+    words: str = ""
+    person: str = ""
+    path: str = ""
+
+    @classmethod
+    def of(cls, request: Request) -> Search:
+        def value(name: str) -> str:
+            return (request.query_params.get(name) or "").strip()[:MAX_SEARCH]
+
+        return cls(value("q"), value("person"), value("path"))
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.person or self.path)
+
+    def matches(self, lesson: Lesson) -> bool:
+        if self.words:
+            said = f"{lesson.title}\n{lesson.text}".casefold()
+            if not all(word in said for word in self.words.casefold().split()):
+                return False
+        if self.person:
+            who = self.person.casefold().lstrip("@")
+            if not any((r.actor or "").casefold() == who for r in lesson.sources):
+                return False
+        if self.path:
+            prefix = self.path.lstrip("./")
+            if not any(name.startswith(prefix) for name in lesson.card.peek_links().files):
+                return False
+        return True
 
 
 def _redirect(url: str) -> RedirectResponse:
@@ -185,7 +222,9 @@ class LedgerPages:
         notice: str | None = None,
         problem: str | None = None,
         confirm: tuple[str, int] | None = None,
+        search: Search | None = None,
     ) -> Response:
+        search = search or Search()
         chosen = view.chosen
         lessons = {x.id: x for x in (chosen.lessons or ())} if chosen else {}
         asked = None
@@ -199,9 +238,14 @@ class LedgerPages:
             csrf_field=CSRF_FIELD,
             ledgers=view.ledgers,
             chosen=chosen,
-            lessons=sorted(chosen.lessons or (), key=lambda x: (x.state.value, x.title))
+            lessons=sorted(
+                (x for x in chosen.lessons or () if search.matches(x)),
+                key=lambda x: (x.state.value, x.title),
+            )
             if chosen
             else [],
+            all_lessons=len(chosen.lessons or ()) if chosen else 0,
+            search=search,
             chart=acceptance_chart(view.weeks),
             weeks=view.weeks,
             notice=notice,
@@ -224,7 +268,7 @@ class LedgerPages:
             )
         done, lesson = request.query_params.get("done"), request.query_params.get("lesson", "")
         notice = DONE[done].format(lesson=lesson) if done in DONE else None
-        return self._render(session, caller, view, notice=notice)
+        return self._render(session, caller, view, notice=notice, search=Search.of(request))
 
     async def lesson(self, request: Request) -> Response:
         found = await self._caller(request)

@@ -147,8 +147,10 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
                 assert not missing, f"{command}: the docs show {missing}, the server does not"
                 undocumented = set(body) - set(DOC_KEY.findall(documented))
                 assert not undocumented, f"{command}: the server gives {undocumented} undocumented"
-    assert len(ran) == 11, ran
+    assert len(ran) == 12, ran
 
+    switched = next(body for command, body in answers.items() if "/v1/memory?" in command)
+    assert switched["enabled"] and switched["changed_by"] == "mona", "the switch as documented"
     recall = next(body for command, body in answers.items() if command.endswith('/v1/recall"'))
     (receipt,) = recall["lessons"][0]["sources"]
     assert receipt["actor"] == "octocat", "the actor is the maintainer's login"

@@ -3,12 +3,15 @@ suppressions are shown and lifted on the page."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from sqlalchemy import Engine, select, update
 
 from continual import store
 from continual.entry_keys import entry_key
+from continual.ledger import review_ledger
 from continual.tables import Entry, Receipt
 from continual.values import Decision
 from ghapp.web.render import github_web_url
@@ -112,3 +115,48 @@ def test_a_lessons_markdown_is_rendered_and_nothing_untrusted_runs(
     row = row[: row.index("</tr>")]
     assert "<strong>the result</strong>" in row and "<code>parse()</code>" in row
     assert "<script" not in row and "javascript:" not in row and "onerror" not in row
+
+
+def lesson_rows(html: str) -> set[str]:
+    return set(re.findall(r'<tr id="lesson-([^"]+)"', html))
+
+
+def test_lessons_are_searched_by_words_person_and_path(
+    ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    repo = seeded_ledger.repo
+    with engine.connect() as conn:
+        [ledger] = [
+            x
+            for x in review_ledger(conn, seeded_ledger.tenant.account_id, now=NOW, brain=True)
+            if x.repository == repo
+        ]
+    lessons = list(ledger.lessons or ())
+    assert len(lessons) > 1
+    one = lessons[0]
+    word = one.title.split()[-1]
+    actor = next(r.actor for r in one.sources if r.actor)
+    folder = one.card.peek_links().files[0].rpartition("/")[0] + "/"
+    with httpx.Client(base_url=ledger_url) as client:
+        sign_in(client, seeded_ledger.token)
+
+        def found(**query: str) -> set[str]:
+            page = client.get("/ledger", params={"repo": repo, **query})
+            assert page.status_code == 200
+            return lesson_rows(page.text)
+
+        everything = found()
+        assert everything == {x.id for x in lessons}
+        assert one.id in found(q=word.upper())
+        assert found(q="nothing-says-this") == set()
+        assert one.id in found(person=actor) and found(person="nobody-at-all") == set()
+        assert one.id in found(path=folder) and found(path="nowhere/") == set()
+        assert found(q=word, person="nobody-at-all") == set(), "every part must match"
+        page = client.get("/ledger", params={"repo": repo, "q": "nothing-says-this"}).text
+        assert f"Lessons (0 of {len(lessons)})" in page
+        assert (
+            "<script"
+            not in client.get(
+                "/ledger", params={"repo": repo, "q": "<script>x</script>"}
+            ).text.split('id="search"')[1][:2000]
+        )
