@@ -220,7 +220,7 @@ def test_the_same_text_under_two_lenses_is_merged_into_one_lesson(db: Engine) ->
     other = add_suggestion(db, pr=3, repository_id=OTHER_REPO_ID, lens="performance")
     apply_decisions(db, [decision(sid) for sid in (first, twin, other)], now=NOW)
     kept = [e for e in live_entries(db) if e.repository_id == REPO_ID]
-    assert [e.lens for e in kept] == ["correctness"], "the write-back merged the twin"
+    assert len(kept) == 1, "the write-back merged the twin (the same text, another lens)"
     assert receipts_of(db, kept[0].id) == {first, twin}
     assert [e.lens for e in live_entries(db) if e.repository_id == OTHER_REPO_ID] == [
         "performance"
