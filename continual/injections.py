@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -14,7 +14,7 @@ from sqlalchemy import Connection, bindparam, delete, insert, select
 
 from continual.persons import Recording
 from continual.suppression import Suppression
-from continual.tables import Account, Injection, Repository
+from continual.tables import Account, Entry, Injection, Receipt, Repository, Suggestion
 from continual.values import Surface
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,50 @@ class Target:
     repository: str
 
 
+class LessonHanded(NamedTuple):
+    """Where one handed lesson came from: its lens and kind (scope), the seat that first
+    suggested it, and the sessions (reviews) whose suggestions it was made from."""
+
+    id: str
+    lens: str
+    kind: str
+    seat: str
+    sessions: tuple[str, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "lens": self.lens,
+            "kind": self.kind,
+            "seat": self.seat,
+            "sessions": list(self.sessions),
+        }
+
+
+def lessons_handed(conn: Connection, lessons: Sequence[HandedLesson]) -> tuple[LessonHanded, ...]:
+    """The provenance of each handed lesson, in the order handed (one query)."""
+    ids = [lesson.id for lesson in lessons]
+    if not ids:
+        return ()
+    rows = conn.execute(
+        select(Entry.id, Entry.lens, Entry.scope, Suggestion.seat, Suggestion.review_id)
+        .join(Receipt, Receipt.entry_id == Entry.id)
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(Entry.id.in_(ids))
+        .order_by(Receipt.at_ms, Receipt.id)
+    ).all()
+    found: dict[str, tuple[str, str, str, list[str]]] = {}
+    for row in rows:
+        lens, kind, seat, sessions = found.setdefault(row.id, (row.lens, row.scope, row.seat, []))
+        if row.review_id and row.review_id not in sessions:
+            sessions.append(row.review_id)
+    handed = []
+    for entry_id in ids:
+        lens, kind, seat, sessions = found.get(entry_id, ("", "repository", "", []))
+        handed.append(LessonHanded(entry_id, lens, kind, seat, tuple(sorted(sessions))))
+    return tuple(handed)
+
+
 @dataclass(frozen=True, slots=True)
 class Handed:
     """Exactly what one surface handed one session, and whether it was recorded."""
@@ -63,6 +107,8 @@ class Handed:
     # A brief's recalled memory lines (their ``handed_key``): recorded with the entries at
     # revision 0 so the session is not handed them again.
     recalled: tuple[str, ...] = ()
+    # Where each lesson handed came from (``lessons_handed``), in the order handed.
+    provenance: tuple[LessonHanded, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +121,7 @@ class Handed:
             "omitted": self.omitted,
             "chars": self.chars,
             "recorded": self.recorded,
+            "lessons_handed": [lesson.as_json() for lesson in self.provenance],
         }
 
 

@@ -83,6 +83,11 @@ class Packed:
         return approx_tokens(self.text)
 
 
+def same_text(text: str) -> str:
+    """A lesson's text as compared for sameness: words separated by single spaces, casefolded."""
+    return " ".join(text.split()).casefold()
+
+
 def approx_tokens(text: str) -> int:
     """Approximate token count: 1 token = 4 UTF-8 bytes, rounded up."""
     return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
@@ -156,12 +161,18 @@ def pack(
     header: str = "",
     seen: Container[tuple[str, int]] = (),
     total: int | None = None,
+    distinct_text: bool = False,
+    said: Iterable[tuple[str, str]] = (),
 ) -> Packed:
     """Hand complete cards, in the order given, within ``cap`` and every budget.
 
     - Cards whose ``(id, revision)`` is in ``seen`` (already handed in this session) are skipped
       and not counted as omitted; a new revision of a seen entry is eligible again. A repeated
-      ``(id, revision)`` in the input counts once.
+      ``(id, revision)`` in the input counts once. With ``distinct_text`` a card whose text
+      (``same_text``) an earlier card already says is skipped too, uncounted: the same advice
+      under two lenses is handed once, the first in the order given; ``said`` are the
+      ``(entry id, text)`` the session was already handed: another entry saying one of those
+      texts is skipped as well (a new revision of the same entry is not).
     - At most ``cap`` eligible cards are handed; they are rendered and packed by ``pack_lines``
       (a prefix, whole cards, ``N more omitted`` for every eligible card not handed).
     - ``set_sha256`` is the sha256 hex digest of the exact text.
@@ -173,12 +184,18 @@ def pack(
         raise ValueError(f"cap must be at least 0, got {cap}; pass 0 to hand nothing.")
     eligible: list[Card] = []
     chosen: set[tuple[str, int]] = set()
+    spoken: dict[str, set[str]] = {}
+    for entry_id, said_text in said if distinct_text else ():
+        spoken.setdefault(same_text(said_text), set()).add(entry_id)
     for item in hits_or_cards:
         card = item.card if isinstance(item, Scored) else item
         entry = (card.id, card.revision)
-        if entry in seen or entry in chosen:
+        text = same_text(card.text) if distinct_text else ""
+        owners = spoken.get(text, ())
+        if entry in seen or entry in chosen or (distinct_text and owners and card.id not in owners):
             continue
         chosen.add(entry)
+        spoken.setdefault(text, set()).add(card.id)
         eligible.append(card)
 
     overall = len(eligible) if total is None else max(total, len(eligible))

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, delete, select
 
 from continual import memory, store
 from continual.injections import injections_path
-from continual.tables import Account, Injection, Receipt, Repository, Suggestion
+from continual.tables import Account, Entry, Injection, Receipt, Repository, Suggestion
 
 MAX_ATTEMPTS = 8
 
@@ -135,8 +135,16 @@ def _delete_once(
     if not _known(conn, account_id, session_id):
         return None
     only, kept = _entries_of_session(conn, account_id, session_id)
+    if only:  # paraphrases consolidation merged into an entry the session alone made go too
+        only += sorted(
+            conn.execute(
+                select(Entry.id).where(Entry.account_id == account_id, Entry.replaced_by.in_(only))
+            ).scalars()
+        )
     for entry_id in only:
-        store.tombstone(conn, entry_id, expected=None, now=now)
+        found = store.entry(conn, entry_id)
+        if found is not None and not store.is_erased(found):
+            store.tombstone(conn, entry_id, expected=None, now=now)
     injections = conn.execute(
         delete(Injection).where(
             Injection.account_id == account_id, Injection.session_id == session_id

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 
 from continual.markers import parse_suggestion_marker
+from continual.memory import set_memory
 from continual.persons import create_token
 from continual.recall import load_lessons
 from continual.summary import SUMMARY_MAX_CHARS, is_summary_id
@@ -368,6 +369,17 @@ def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
         demo.installation_id = installation_id
         demo.settle()
         check(demo.scalar(select(func.count()).select_from(Repository)) == 1, "not installed")
+        with engine.begin() as conn:  # memory is off by default; the demo shows it at work
+            row = conn.execute(select(Repository.account_id, Repository.id)).one()
+            set_memory(
+                conn,
+                account_id=row.account_id,
+                repository_id=row.id,
+                enabled=True,
+                actor="demo",
+                now=now_ms(),
+            )
+        echo(f"      memory turned on for {REPO} (it is off by default: hindsight memory on)")
         yield demo
 
 

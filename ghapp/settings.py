@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     idle_timeout_s: float = Field(default=5.0, gt=0, le=3_600)
     # Delivery bodies older than this are pruned; their dedupe keys stay.
     delivery_retention_days: int = Field(default=14, ge=1, le=3_650)
+    # The injection budgets, in approximate tokens (4 UTF-8 bytes each, framing included): a brief
+    # (one call, at a session's start) and a context push (one hook, before a tool call).
+    call_injection_tokens: int = Field(default=8_000, ge=1, le=64_000)
+    hook_injection_tokens: int = Field(default=8_000, ge=1, le=64_000)
     log_format: LogFormat = LogFormat.TEXT
     # A bearer token `/metrics` asks for; without it `/metrics` answers loopback clients only.
     metrics_token: SecretStr | None = None

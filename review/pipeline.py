@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from continual.associations import find_identifiers
 from continual.maintenance.anchors import head_side
-from continual.memory import recall_items, write_session_file
+from continual.memory import memory_enabled, recall_items, write_session_file
 from continual.patches import added_texts
 from continual.recall import SnapshotCache
 from continual.suppression import Withheld, render_dismissed, suppressing, unrefused
@@ -149,14 +149,19 @@ def _job(
     files: Sequence[PullFile],
     handed: Handed,
 ) -> ReviewJob:
-    """What the calls run over, memory of the repository's earlier reviews included."""
+    """What the calls run over, memory of the repository's earlier reviews included (when the
+    repository's memory is on)."""
     with reviewer.engine.connect() as conn:
-        recalled = recall_items(
-            conn,
-            account_id=target.account_id,
-            repository_id=target.repository_id,
-            now_ms=reviewer.clock(),
-            exclude_review=review_id,
+        recalled = (
+            recall_items(
+                conn,
+                account_id=target.account_id,
+                repository_id=target.repository_id,
+                now_ms=reviewer.clock(),
+                exclude_review=review_id,
+            )
+            if memory_enabled(conn, target.repository_id)
+            else []
         )
     recalled = unrefused(recalled, handed.dismissed)
     checkout = checkout_dir(reviewer.store_dir, target.repository)
@@ -252,8 +257,11 @@ def _save(
     handed: Handed,
     now: int,
 ) -> None:
-    """Everything the run produced, in one transaction, then the session's memory file."""
-    learned = run.memory.persistables(from_ms(now))
+    """Everything the run produced, in one transaction, then the session's memory file; with
+    the repository's memory off, nothing of the run's memory is kept."""
+    with reviewer.engine.connect() as conn:
+        keep = memory_enabled(conn, target.repository_id)
+    learned = run.memory.persistables(from_ms(now)) if keep else []
     learned = records.save_run(
         reviewer.engine,
         target,
@@ -264,10 +272,12 @@ def _save(
         lessons_sha256=handed.set_sha256,
         lessons=len(handed.lessons),
         learned=learned,
-        hits=run.hits,
+        hits=run.hits if keep else (),
         now=now,
         context={item.path: head_side(item.patch) for item in job.files},
     )
+    if not keep:
+        return
     write_session_file(
         reviewer.store_dir,
         target.repository,

@@ -53,6 +53,7 @@ class ParaphraseCandidate:
     admitted: bool = True
     accepted: int = 0  # current accepted receipts
     created_ms: int = 0
+    text: str = ""  # the lesson's text: the same text is the same advice, whatever the lens
 
     @property
     def anchors(self) -> frozenset[str]:

@@ -13,12 +13,14 @@ from sqlalchemy import Connection, Engine, func, select, update
 from continual import store
 from continual.consolidation.plan import MergePlan, plan_merges
 from continual.consolidation.similarity import ParaphraseCandidate
+from continual.maintenance.records import add_event
 from continual.tables import Entry, Receipt, Suggestion
 from continual.values import Decision
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
+MERGED = "merged"  # the lesson event of an entry merged into another (listed with the retired)
 CHUNK = 500  # entry ids per IN list
 
 
@@ -66,6 +68,7 @@ def lessons_of(
                 admitted=row.admission is None,
                 accepted=counts[row.id],
                 created_ms=row.created_ms,
+                text=row.text,
             )
         )
     return lessons
@@ -90,7 +93,8 @@ def apply_plan(conn: Connection, plan: MergePlan, *, now: int) -> int:
     Each replaced entry must still be at the revision the plan read (else RevisionConflict, the
     caller re-reads): it is retired (deleted, text kept) with ``replaced_by`` naming the
     canonical entry, its receipts move to the canonical entry, and entries it had replaced point
-    at the canonical entry too. The canonical entry takes the union of the associations and its
+    at the canonical entry too; a ``merged`` lesson event lists it with the retired lessons
+    (where a person can read and delete it). The canonical entry takes the union of the associations and its
     state is recomputed from all the receipts, at its expected revision.
     """
     replaced = 0
@@ -104,13 +108,25 @@ def apply_plan(conn: Connection, plan: MergePlan, *, now: int) -> int:
             if old is None:
                 raise store.EntryGone(lesson.id)
             associations = json.dumps(_union(associations, old.associations), sort_keys=True)
-            store.cas_update(
+            revision = store.cas_update(
                 conn,
                 lesson.id,
                 lesson.revision,
                 deleted_ms=now,
                 replaced_by=canonical.id,
                 tombstone_sources="[]",
+            )
+            add_event(
+                conn,
+                old,
+                action=MERGED,
+                reason=f"merged into {canonical.id}: {canonical.title}",
+                commit=None,
+                revision=revision,
+                before_text=old.text,
+                after_text=None,
+                actor="consolidation",
+                now=now,
             )
             conn.execute(
                 update(Receipt).where(Receipt.entry_id == lesson.id).values(entry_id=canonical.id)

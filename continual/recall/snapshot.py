@@ -78,6 +78,12 @@ class Snapshot:
         with self._lock:
             return dict(self._lessons)
 
+    def texts_of(self, entries: Iterable[tuple[str, int]]) -> list[tuple[str, str]]:
+        """``(id, text)`` of the live lessons among ``entries`` (``(id, revision)``, as handed)."""
+        with self._lock:
+            found = (self._lessons.get(entry_id) for entry_id, _ in entries)
+            return [(lesson.id, lesson.text) for lesson in found if lesson is not None]
+
     def search(self, **query: object) -> Recall:
         """``RecallIndex.search`` on the current lessons."""
         with self._lock:

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 from continual.recall import note_entry_change, number_links
 from continual.secrets import redact, redact_json, redact_values
 from continual.stored import StoredEntry
-from continual.tables import Entry, Receipt
+from continual.tables import Entry, LessonEvent, LessonProvenance, Receipt
 from continual.tombstones import hold_sources
 
 
@@ -168,34 +168,63 @@ def person_edit(
     )
 
 
+def is_erased(found: StoredEntry) -> bool:
+    """A deleted entry: its content is gone. A retired or merged-away entry (deleted_ms set, text
+    kept) is not erased: a person can still delete it."""
+    return found.deleted_ms is not None and not found.text and not found.title
+
+
 def tombstone(conn: Connection, entry_id: str, *, expected: int | None, now: int) -> int:
-    """Delete an entry's content and receipts, keeping id, key, repository, revision and sources."""
+    """Delete an entry's content and receipts, keeping id, key, repository, revision and sources.
+
+    A live entry, one maintenance retired and one consolidation merged away can all be deleted:
+    the text, title and anchors go, with its receipts and the texts its retirement or merge
+    recorded (its lesson events); its sources are held so they never re-create it."""
     current = entry(conn, entry_id)
-    if current is None or current.deleted_ms is not None:
+    if current is None or is_erased(current):
         raise EntryGone(entry_id)
     expected = current.revision if expected is None else expected
+    held = json.loads(current.tombstone_sources or "[]")
     sources = sorted(
         set(
             conn.execute(
                 select(Receipt.suggestion_id).where(Receipt.entry_id == entry_id)
             ).scalars()
         )
+        | {str(source) for source in held}
     )
-    revision = cas_update(
-        conn,
-        entry_id,
-        expected,
-        deleted_ms=now,
-        text="",
-        title="",
-        associations="{}",
-        tombstone_sources=json.dumps(sources),
-        last_confirmed_ms=None,
-        expires_ms=None,
-        accepted_count=0,
-        dismissed_count=0,
-        labelled_count=0,
-    )
+    erased: dict[str, Any] = {
+        "text": "",
+        "title": "",
+        "associations": "{}",
+        "tombstone_sources": json.dumps(sources),
+        "last_confirmed_ms": None,
+        "expires_ms": None,
+        "accepted_count": 0,
+        "dismissed_count": 0,
+        "labelled_count": 0,
+    }
+    if current.deleted_ms is None:
+        revision = cas_update(conn, entry_id, expected, deleted_ms=now, **erased)
+    else:
+        revision = _erase_retired(conn, current, expected, erased)
     conn.execute(delete(Receipt).where(Receipt.entry_id == entry_id))
+    conn.execute(delete(LessonEvent).where(LessonEvent.entry_id == entry_id))
+    conn.execute(delete(LessonProvenance).where(LessonProvenance.entry_id == entry_id))
     hold_sources(conn, current.account_id, entry_id, sources, now=now)
     return revision
+
+
+def _erase_retired(
+    conn: Connection, current: StoredEntry, expected: int, erased: Mapping[str, Any]
+) -> int:
+    """Erase a retired or merged-away entry (not live, so not under ``cas_update``)."""
+    result = conn.execute(
+        update(Entry)
+        .where(Entry.id == current.id, Entry.revision == expected, Entry.deleted_ms.is_not(None))
+        .values(revision=expected + 1, link_numbers=None, **erased)
+    )
+    if result.rowcount != 1:
+        raise RevisionConflict(current.id, expected)
+    note_entry_change(conn, current.id, current.account_id)
+    return expected + 1

@@ -37,19 +37,26 @@ def receipts_of(conn: Connection, entry_id: str) -> list[StoredReceipt]:
     return [StoredReceipt.of(row) for row in rows]
 
 
-def entry_tally(conn: Connection, entry_id: str) -> Tally:
+def entry_tally(conn: Connection, entry_id: str, *, after_ms: int | None = None) -> Tally:
+    """The entry's counts; with ``after_ms``, of the receipts stamped after that moment only."""
     return tally(
         ReceiptFacts(Decision(r.decision), r.lab, r.at_ms, r.superseded, r.source)
         for r in receipts_of(conn, entry_id)
+        if after_ms is None or r.at_ms > after_ms
     )
 
 
 def refresh(conn: Connection, entry_id: str, expected: int, *, now: int, **values: Any) -> int:
     """Recompute the receipt counts, confirmation, expiry and demotion from the receipts, under
-    CAS: every change of an entry's receipts is followed by this, in its transaction."""
+    CAS: every change of an entry's receipts is followed by this, in its transaction.
+
+    Demotion counts only the receipts after a person's restore (``suppression_lifted_ms``): the
+    dismissals a person already overruled never demote the entry again."""
     counts = entry_tally(conn, entry_id)
     current = entry(conn, entry_id)
     assert current is not None
+    lifted = current.suppression_lifted_ms
+    since = counts if lifted is None else entry_tally(conn, entry_id, after_ms=lifted)
     changes: dict[str, Any] = {
         "last_confirmed_ms": counts.last_confirmed_ms,
         "expires_ms": counts.expires_ms,
@@ -58,7 +65,7 @@ def refresh(conn: Connection, entry_id: str, expected: int, *, now: int, **value
         "labelled_count": counts.accepted_with_lab,
         **values,
     }
-    if current.demoted_ms is None and should_demote(counts):
+    if current.demoted_ms is None and should_demote(since):
         changes["demoted_ms"] = now
         changes["demoted_by"] = "rule"
     return cas_update(conn, entry_id, expected, **changes)

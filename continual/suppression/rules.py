@@ -167,7 +167,19 @@ def unrefused(items: Sequence[MemoryItem], found: Sequence[Suppression]) -> list
     ]
 
 
-def refused_cards(found: Iterable[Suppression]) -> set[tuple[str, int]]:
-    """The (entry, revision) of lessons no surface hands: mechanisms refused repository-wide (a
-    lesson refused at one path still holds elsewhere)."""
-    return {(s.entry_id, s.revision) for s in found if s.repository_wide}
+def refused_cards(found: Iterable[Suppression], paths: Iterable[str] = ()) -> set[tuple[str, int]]:
+    """The (entry, revision) of lessons no surface hands: mechanisms refused repository-wide, and
+    for a hand about ``paths``, those refused at every one of them (a lesson refused at one path
+    still holds elsewhere, so a hand that also touches another path keeps it)."""
+    about = set(paths)
+    refused: set[tuple[str, int]] = set()
+    at: dict[tuple[str, int], set[str]] = {}
+    for suppression in found:
+        card = (suppression.entry_id, suppression.revision)
+        if suppression.repository_wide:
+            refused.add(card)
+        else:
+            at.setdefault(card, set()).add(suppression.path)
+    if about:
+        refused |= {card for card, where in at.items() if about <= where}
+    return refused

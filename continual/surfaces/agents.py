@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine
 
 from continual.injections import Handed, Target
-from continual.memory import handed_key, recall_items, recalled_block
+from continual.memory import handed_key, memory_enabled, recall_items, recalled_block
 from continual.memory.render import recalled_line
 from continual.packing import Budget, Packed, pack
 from continual.persons import Preference
@@ -33,10 +33,20 @@ from continual.values import Surface
 BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer):"
 RECALL_HEADER = "Hindsight lessons for {repo}:"
 CONTEXT_HEADER = "Hindsight lessons for what this step touches in {repo}:"
-PUSH_MAX_TOKENS = 8_000  # a brief or a context push, framing included (docs/api.md)
+PUSH_MAX_TOKENS = 8_000  # a brief or a context push by default, framing included (docs/api.md)
+MAX_INJECTION_TOKENS = 64_000  # the most either budget may be set to (at least 1)
 SURFACING_LESSONS = 1  # the brief volunteers lessons from this level on
 SURFACING_MEMORY = 2  # … and recalled memory
 SURFACING_CONTEXT = 3  # context pushes from this level on
+
+
+def check_budget(max_tokens: int) -> int:
+    """``max_tokens`` if it is a budget a hand-out may have (1 to 64,000); ValueError otherwise."""
+    if isinstance(max_tokens, bool) or not 1 <= max_tokens <= MAX_INJECTION_TOKENS:
+        raise ValueError(
+            f"an injection budget is 1 to {MAX_INJECTION_TOKENS:,} tokens, got {max_tokens!r}"
+        )
+    return max_tokens
 
 
 def hand_brief(
@@ -50,17 +60,20 @@ def hand_brief(
     now: int,
     snapshots: SnapshotCache | None = None,
     suppress_days: int = DEFAULT_SUPPRESS_DAYS,
+    max_tokens: int = PUSH_MAX_TOKENS,
 ) -> Handed:
     """The brief at an agent's session start: the repository's standing lessons (surfacing ≥ 1),
     then its memory summary (once per session and revision) and the recalled memory the summary
-    does not already say (≥ 2), at most ``lesson_cap`` lessons and 8,000 approximate tokens."""
+    does not already say (≥ 2), at most ``lesson_cap`` lessons and ``max_tokens`` approximate
+    tokens (the per-call budget, 1 to 64,000)."""
+    check_budget(max_tokens)
     if preference.surfacing < SURFACING_LESSONS:
         return _nothing(Surface.BRIEF, session_id)
 
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        budget = Budget.tokens(PUSH_MAX_TOKENS)
+        budget = Budget.tokens(max_tokens)
         packed = pack(
             snapshot.standing(target.repository),
             cap=preference.lesson_cap,
@@ -68,9 +81,13 @@ def hand_brief(
             render=render_lesson,
             header=BRIEF_HEADER.format(repo=target.repository),
             seen=seen | _refused(conn, target, snapshot, now, suppress_days),
+            distinct_text=True,
+            said=snapshot.texts_of(seen),
         )
         handed = _handed(Surface.BRIEF, session_id, packed)
         if preference.surfacing < SURFACING_MEMORY:
+            return handed
+        if not memory_enabled(conn, target.repository_id):
             return handed
         summary = current_summary(conn, target, snapshot, now=now)
         fresh_summary = (summary.id, summary.revision) not in seen
@@ -124,9 +141,12 @@ def hand_context(
     now: int,
     snapshots: SnapshotCache | None = None,
     suppress_days: int = DEFAULT_SUPPRESS_DAYS,
+    max_tokens: int = PUSH_MAX_TOKENS,
 ) -> Handed:
     """A context push for one agent tool call (surfacing 3): the lessons its paths and names
-    retrieve that the session does not hold yet."""
+    retrieve that the session does not hold yet, within ``max_tokens`` approximate tokens (the
+    per-hook budget, 1 to 64,000)."""
+    check_budget(max_tokens)
     if preference.surfacing < SURFACING_CONTEXT:
         return _nothing(Surface.CONTEXT, session_id)
 
@@ -136,7 +156,7 @@ def hand_context(
         return _query_hand(
             snapshot,
             target,
-            seen | _refused(conn, target, snapshot, now, suppress_days),
+            seen | _refused(conn, target, snapshot, now, suppress_days, paths),
             surface=Surface.CONTEXT,
             session_id=session_id,
             header=CONTEXT_HEADER.format(repo=target.repository),
@@ -144,7 +164,7 @@ def hand_context(
             identifiers=identifiers,
             words=words,
             cap=preference.lesson_cap,
-            budget=Budget.tokens(PUSH_MAX_TOKENS),
+            budget=Budget.tokens(max_tokens),
         )
 
     return _deliver(
@@ -172,6 +192,8 @@ def standing_pack(
         render=render_lesson,
         header=RECALL_HEADER.format(repo=target.repository),
         seen=seen,
+        distinct_text=True,
+        said=snapshot.texts_of(seen),
     )
 
 

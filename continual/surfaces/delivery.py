@@ -17,6 +17,7 @@ from continual.injections import (
     SessionRow,
     Target,
     append_injection,
+    lessons_handed,
     record_row,
     recorded_in,
     seen_in,
@@ -88,6 +89,8 @@ def _deliver(
         if recording is not Recording.OFF:
             rows = session_rows(conn, target.account_id, session_id)
         handed = compose(conn, target, snapshot, seen_in(rows, now=now, surfaces=dedupe_surfaces))
+        if handed.lessons:
+            handed = replace(handed, provenance=lessons_handed(conn, handed.lessons))
         if not handed.text or recording is Recording.OFF:
             return handed
         if recorded_in(rows, handed):
@@ -141,6 +144,8 @@ def _query_hand(
         header=header,
         seen=seen,
         total=found.total,
+        distinct_text=True,
+        said=snapshot.texts_of(seen),
     )
     return _handed(surface, session_id, packed)
 
@@ -159,9 +164,15 @@ def _suppressions(
 
 
 def _refused(
-    conn: Connection, target: Target, snapshot: Snapshot, now: int, suppress_days: int
+    conn: Connection,
+    target: Target,
+    snapshot: Snapshot,
+    now: int,
+    suppress_days: int,
+    paths: Iterable[str] = (),
 ) -> set[tuple[str, int]]:
-    return refused_cards(_suppressions(conn, target, snapshot, now, suppress_days))
+    """Lessons refused repository-wide, and those refused at every one of ``paths``."""
+    return refused_cards(_suppressions(conn, target, snapshot, now, suppress_days), paths)
 
 
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:

@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine
 
 from continual.injections import Handed, Target, target_of
+from continual.memory import memory_enabled
 from continual.packing import Budget
 from continual.persons import Recording
 from continual.recall import Snapshot, SnapshotCache
@@ -70,7 +71,7 @@ def hand_review_lessons(
         lessons = _query_hand(
             snapshot,
             target,
-            seen | refused_cards(found),
+            seen | refused_cards(found, paths),
             surface=Surface.REVIEW,
             session_id=session_id,
             header=REVIEW_HEADER.format(repo=target.repository),
@@ -81,6 +82,8 @@ def hand_review_lessons(
             budget=None if max_chars is None else Budget.chars(max_chars),
         )
         handed = _with_dismissed(lessons, found)
+        if not memory_enabled(conn, target.repository_id):
+            return handed
         summary = current_summary(conn, target, snapshot, now=now)
         if max_chars is not None and not Budget.chars(max_chars).after(
             handed.text, PARTS_SEPARATOR

@@ -30,7 +30,12 @@ from continual.tables.history import HistoryComment, HistoryPull, HistoryRun
 from continual.tables.judge import JudgeVerdictRow
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.links import LinkName
-from continual.tables.memory import MemoryHitRow, MemoryItemRow, MemorySummaryRow
+from continual.tables.memory import (
+    MemoryHitRow,
+    MemoryItemRow,
+    MemorySettingRow,
+    MemorySummaryRow,
+)
 from continual.tables.people import Injection, Person, Token
 from continual.tables.proofs import ProofRow
 from continual.tables.reviews import (
@@ -69,6 +74,7 @@ __all__ = [
     "LinkName",
     "MemoryHitRow",
     "MemoryItemRow",
+    "MemorySettingRow",
     "MemorySummaryRow",
     "Person",
     "ProofRow",

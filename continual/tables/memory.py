@@ -3,7 +3,16 @@ repository's memory summary with the fingerprint of what it was built from."""
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from continual.tables.base import Base
@@ -83,3 +92,21 @@ class MemorySummaryRow(Base):
     built_ms: Mapped[int] = mapped_column(BigInteger)
     cleared_ms: Mapped[int | None] = mapped_column(BigInteger)
     cleared_by: Mapped[str | None] = mapped_column(String(100))
+
+
+class MemorySettingRow(Base):
+    """Whether a repository keeps and hands memory (its items, hits, summary and session files).
+
+    No row is off: memory is disabled until a person of the account turns it on."""
+
+    __tablename__ = "memory_settings"
+
+    repository_id: Mapped[int] = mapped_column(
+        ForeignKey("repositories.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    changed_ms: Mapped[int] = mapped_column(BigInteger)
+    changed_by: Mapped[str] = mapped_column(String(100))

@@ -118,6 +118,11 @@ def authenticated(handler: AuthedEndpoint) -> Endpoint:
             return await handler(request, caller)
         except ApiError as error:
             return error.response()
+        except Exception:  # a fault of ours: logged, and answered in the API's own shape
+            log.exception("api call failed", extra={"path": request.url.path})
+            return ApiError(
+                500, "internal", "the server failed to answer this call; it was logged"
+            ).response()
 
     return endpoint
 

@@ -133,6 +133,7 @@ async def brief(request: Request, caller: Caller) -> Response:
         now=deps.clock(),
         snapshots=deps.snapshots,
         suppress_days=deps.suppress_days,
+        max_tokens=deps.settings.call_injection_tokens,
     )
     return JSONResponse(handed_json(target, handed))
 
@@ -169,13 +170,18 @@ async def context(request: Request, caller: Caller) -> Response:
         now=deps.clock(),
         snapshots=deps.snapshots,
         suppress_days=deps.suppress_days,
+        max_tokens=deps.settings.hook_injection_tokens,
     )
     return JSONResponse(handed_json(target, handed))
 
 
-def _own_entry(conn: Any, caller: Caller, entry_id: str) -> Any:
+def _own_entry(conn: Any, caller: Caller, entry_id: str, *, live: bool = True) -> Any:
+    """The caller's entry: live, or (``live=False``) anything not yet erased, so a retired or
+    merged-away lesson can still be deleted."""
     row = store.entry(conn, entry_id)
-    if row is None or row.account_id != caller.account_id or row.deleted_ms is not None:
+    if row is None or row.account_id != caller.account_id or store.is_erased(row):
+        raise not_found(f"lesson {entry_id}")
+    if live and row.deleted_ms is not None:
         raise not_found(f"lesson {entry_id}")
     return row
 
@@ -253,12 +259,13 @@ async def edit_lesson(
 
 
 async def delete_lesson(deps: Deps, caller: Caller, entry_id: str, *, expected: int | None) -> None:
-    """A person deletes one of their account's lessons (a tombstone), with the same checks."""
+    """A person deletes one of their account's lessons (a tombstone), with the same checks: a
+    live one, one maintenance retired or one consolidation merged away."""
     now = deps.clock()
 
     def work() -> None:
         with deps.engine.begin() as conn:
-            _own_entry(conn, caller, entry_id)
+            _own_entry(conn, caller, entry_id, live=False)
             store.tombstone(conn, entry_id, expected=expected, now=now)
 
     await _guarded(work, entry_id)

@@ -140,10 +140,17 @@ def _hand(args: argparse.Namespace, settings: Settings, surface: str) -> int:
                     paths=paths,
                     identifiers=names,
                     words=words,
+                    max_tokens=settings.hook_injection_tokens,
                     **common,
                 )
             else:
-                handed = hand_brief(engine, settings.store_dir, target, **common)
+                handed = hand_brief(
+                    engine,
+                    settings.store_dir,
+                    target,
+                    max_tokens=settings.call_injection_tokens,
+                    **common,
+                )
             body = handed_json(target, handed)
     if args.json:
         print(json.dumps(body, indent=2, sort_keys=True))

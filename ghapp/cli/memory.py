@@ -1,5 +1,6 @@
-"""`hindsight memory show|clear <review>` and `hindsight memory summary`: one review's session
-memory, and a repository's memory summary."""
+"""`hindsight memory show|clear <review>`, `hindsight memory view|on|off|clear|rebuild --repo R`
+and `hindsight memory summary`: one review's session memory, a repository's memory switch (off
+by default) and all its memory data, and its memory summary."""
 
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ CLI_ACTOR = "cli"
 
 
 def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
+    if args.memory_command in REPOSITORY_COMMANDS or getattr(args, "repo", None) is not None:
+        return _repository_memory(args, settings)
+    if args.review is None:
+        print(
+            f"hindsight memory {args.memory_command}: give a review id or --repo", file=sys.stderr
+        )
+        return 2
     try:
         memory.check_review_id(args.review)
     except ValueError as exc:
@@ -51,6 +59,63 @@ def cmd_memory(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     for line in lines:
         print(_memory_line(line))
+    return 0
+
+
+REPOSITORY_COMMANDS = ("view", "on", "off", "rebuild")
+
+
+def _repository_memory(args: argparse.Namespace, settings: Settings) -> int:
+    """The switch and all the memory data of one repository."""
+    command = args.memory_command
+    if args.repo is None:
+        print(f"hindsight memory {command}: --repo owner/name is required", file=sys.stderr)
+        return 2
+    if command == "clear" and args.review is not None:
+        print("hindsight memory clear: give a review id or --repo, not both", file=sys.stderr)
+        return 2
+    with open_engine(settings) as engine:
+        with engine.connect() as conn:
+            target = repository_target(conn, args.repo)
+        if target is None:
+            return unknown_repository(f"memory {command}", args.repo)
+        if command == "clear":
+            cleared = memory.clear_memory(
+                engine,
+                settings.store_dir,
+                account_id=target.account_id,
+                repository_id=target.repository_id,
+                repository=target.repository,
+            )
+            print(
+                f"{args.repo}: deleted all memory: {cleared.items} items, {cleared.hits} hits, "
+                f"{cleared.summaries} summary, {cleared.files} files"
+            )
+            return 0
+        if command in ("on", "off"):
+            with engine.begin() as conn:
+                memory.set_memory(
+                    conn,
+                    account_id=target.account_id,
+                    repository_id=target.repository_id,
+                    enabled=command == "on",
+                    actor=CLI_ACTOR,
+                    now=now_ms(),
+                )
+        with engine.connect() as conn:
+            switch = memory.memory_switch(conn, target.repository_id)
+        if command == "rebuild" and not switch.enabled:
+            print(
+                f"hindsight memory rebuild: memory is off for {args.repo} "
+                f"(turn it on: hindsight memory on --repo {args.repo})",
+                file=sys.stderr,
+            )
+            return 1
+        summary = _summary(engine, target, "rebuild" if command == "rebuild" else "view")
+    state = "on" if switch.enabled else "off"
+    print(f"{args.repo}: memory is {state}")
+    if switch.enabled:
+        print(summary.text if summary.text else "(no memory summary is handed)")
     return 0
 
 
@@ -103,17 +168,32 @@ def cmd_summary(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_memory(commands: Subparsers) -> None:
     group = commands.add_parser(
-        "memory", help="show or clear one review's session memory; a repository's summary"
+        "memory",
+        help="a repository's memory (off by default): view, on, off, clear, rebuild; "
+        "one review's session memory; the summary",
     )
     memory_sub = group.add_subparsers(
-        dest="memory_command", metavar="show|clear|summary", required=True
+        dest="memory_command", metavar="show|clear|view|on|off|rebuild|summary", required=True
     )
     show = memory_sub.add_parser("show", help="print the review's session-memory.jsonl")
     show.add_argument("review", help="the review id (r_…)")
     show.add_argument("--json", action="store_true", help="the raw JSON lines")
-    clear = memory_sub.add_parser("clear", help="delete the review's memory, hits and file")
-    clear.add_argument("review", help="the review id (r_…)")
+    show.set_defaults(repo=None)
+    clear = memory_sub.add_parser(
+        "clear", help="delete a review's memory, or with --repo ALL the repository's memory data"
+    )
+    clear.add_argument("review", nargs="?", help="the review id (r_…)")
+    clear.add_argument("--repo", help="the repository, owner/name: items, hits, summary, files")
     clear.set_defaults(json=False)
+    for name, text in (
+        ("view", "whether the repository's memory is on, and the summary it hands"),
+        ("on", "turn the repository's memory on (it is off by default)"),
+        ("off", "turn the repository's memory off (what is stored stays: clear it)"),
+        ("rebuild", "build the repository's memory summary again now"),
+    ):
+        switch = memory_sub.add_parser(name, help=text)
+        switch.add_argument("--repo", required=True, help="the repository, owner/name")
+        switch.set_defaults(review=None, json=False)
     group.set_defaults(run=cmd_memory)
 
     summary = memory_sub.add_parser(

@@ -5,13 +5,19 @@ from __future__ import annotations
 from starlette.routing import BaseRoute, Route
 
 from ghapp.web.pages import LedgerPages
+from ghapp.web.render import github_web_url
 from ghapp.web.session import Sessions
 
 
-def routes(webhook_secret: bytes) -> list[BaseRoute]:
-    """The `/ledger` routes; the session cookie's key is derived from the webhook secret."""
-    pages = LedgerPages(Sessions(webhook_secret))
+def routes(
+    webhook_secret: bytes, github_api_url: str = "https://api.github.com"
+) -> list[BaseRoute]:
+    """The `/ledger` routes (and `/`, which points to it); the session cookie's key is derived
+    from the webhook secret; evidence links to pull requests on GitHub's web side of
+    ``github_api_url``."""
+    pages = LedgerPages(Sessions(webhook_secret), github_web_url(github_api_url))
     return [
+        Route("/", pages.home, methods=["GET"]),
         Route("/ledger", pages.ledger, methods=["GET"]),
         Route("/ledger/sign-in", pages.sign_in_page, methods=["GET"]),
         Route("/ledger/sign-in", pages.sign_in, methods=["POST"]),

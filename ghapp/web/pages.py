@@ -9,9 +9,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from continual import persons
+from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
-from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, run
+from continual.recall import Lesson
+from continual.suppression import Suppression, suppressions
+from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, not_found, run
 from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
 from ghapp.db import reading
 from ghapp.web.chart import acceptance_chart
@@ -28,11 +31,13 @@ from ghapp.web.session import (
 )
 
 LEDGER = "/ledger"
+MAX_SEARCH = 200  # characters of each search field
 SIGN_IN = "/ledger/sign-in"
-ACTIONS = ("demote", "restore", "delete")
+ACTIONS = ("demote", "restore", "delete", "lift")
 DONE = {
     "demote": "Lesson {lesson} demoted: it is no longer handed to reviews or agents.",
     "restore": "Lesson {lesson} restored (and its mechanism may be raised again).",
+    "lift": "The suppression of lesson {lesson} is lifted: its mechanism may be raised again.",
     "delete": "Lesson {lesson} deleted: its text and receipts are gone; its id stays as a tombstone.",
 }
 
@@ -44,6 +49,42 @@ class View:
     ledgers: tuple[RepositoryLedger, ...]
     chosen: RepositoryLedger | None
     weeks: tuple[WeekAcceptance, ...]
+    suppressions: tuple[Suppression, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """The lesson search of the page: words of the title or text, a person who decided one of
+    its receipts, and a path (or folder) it names; empty parts match everything."""
+
+    words: str = ""
+    person: str = ""
+    path: str = ""
+
+    @classmethod
+    def of(cls, request: Request) -> Search:
+        def value(name: str) -> str:
+            return (request.query_params.get(name) or "").strip()[:MAX_SEARCH]
+
+        return cls(value("q"), value("person"), value("path"))
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.person or self.path)
+
+    def matches(self, lesson: Lesson) -> bool:
+        if self.words:
+            said = f"{lesson.title}\n{lesson.text}".casefold()
+            if not all(word in said for word in self.words.casefold().split()):
+                return False
+        if self.person:
+            who = self.person.casefold().lstrip("@")
+            if not any((r.actor or "").casefold() == who for r in lesson.sources):
+                return False
+        if self.path:
+            prefix = self.path.lstrip("./")
+            if not any(name.startswith(prefix) for name in lesson.card.peek_links().files):
+                return False
+        return True
 
 
 def _redirect(url: str) -> RedirectResponse:
@@ -53,8 +94,9 @@ def _redirect(url: str) -> RedirectResponse:
 class LedgerPages:
     """The endpoints of `/ledger`; the session cookie is signed with a key from ``sessions``."""
 
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Sessions, github_web: str = "https://github.com") -> None:
         self.sessions = sessions
+        self.github_web = github_web.rstrip("/")
 
     # --- who is asking ---------------------------------------------------------------------
 
@@ -73,6 +115,10 @@ class LedgerPages:
 
         caller = await run(find)
         return None if caller is None else (session, caller)
+
+    async def home(self, request: Request) -> Response:
+        """``/`` has nothing of its own: it points to the ledger."""
+        return RedirectResponse(LEDGER, status_code=302)
 
     # --- sign in and out ---------------------------------------------------------------------
 
@@ -151,9 +197,18 @@ class LedgerPages:
                 if repo is None and ledgers:
                     chosen = ledgers[0]
                 weeks: tuple[WeekAcceptance, ...] = ()
+                refused: tuple[Suppression, ...] = ()
                 if chosen is not None:
                     weeks = acceptance_by_week(conn, caller.account_id).get(chosen.repository, ())
-            return View(ledgers, chosen, weeks)
+                    found = target_named(conn, caller.account_id, chosen.repository)
+                    if found is not None:
+                        refused = suppressions(
+                            conn,
+                            found.repository_id,
+                            now_ms=deps.clock(),
+                            suppress_days=deps.suppress_days,
+                        )
+            return View(ledgers, chosen, weeks, refused)
 
         return await run(read)
 
@@ -166,8 +221,15 @@ class LedgerPages:
         status: int = 200,
         notice: str | None = None,
         problem: str | None = None,
+        confirm: tuple[str, int] | None = None,
+        search: Search | None = None,
     ) -> Response:
+        search = search or Search()
         chosen = view.chosen
+        lessons = {x.id: x for x in (chosen.lessons or ())} if chosen else {}
+        asked = None
+        if confirm is not None and confirm[0] in lessons:
+            asked = {"lesson": lessons[confirm[0]], "revision": confirm[1]}
         return page(
             "ledger.html",
             status,
@@ -176,13 +238,21 @@ class LedgerPages:
             csrf_field=CSRF_FIELD,
             ledgers=view.ledgers,
             chosen=chosen,
-            lessons=sorted(chosen.lessons or (), key=lambda x: (x.state.value, x.title))
+            lessons=sorted(
+                (x for x in chosen.lessons or () if search.matches(x)),
+                key=lambda x: (x.state.value, x.title),
+            )
             if chosen
             else [],
+            all_lessons=len(chosen.lessons or ()) if chosen else 0,
+            search=search,
             chart=acceptance_chart(view.weeks),
             weeks=view.weeks,
             notice=notice,
             problem=problem,
+            confirm=asked,
+            suppressions=view.suppressions,
+            github=self.github_web,
         )
 
     async def ledger(self, request: Request) -> Response:
@@ -198,7 +268,7 @@ class LedgerPages:
             )
         done, lesson = request.query_params.get("done"), request.query_params.get("lesson", "")
         notice = DONE[done].format(lesson=lesson) if done in DONE else None
-        return self._render(session, caller, view, notice=notice)
+        return self._render(session, caller, view, notice=notice, search=Search.of(request))
 
     async def lesson(self, request: Request) -> Response:
         found = await self._caller(request)
@@ -212,9 +282,15 @@ class LedgerPages:
             repo = _repo_field(fields)
             action, expected = _action_fields(fields)
             deps = deps_of(request)
+            if action == "delete" and fields.get("confirm") != "yes":
+                view = await self._view(request, caller, repo)
+                if view.chosen is None or entry_id not in {x.id for x in view.chosen.lessons or ()}:
+                    raise not_found(f"lesson {entry_id}")
+                return self._render(session, caller, view, confirm=(entry_id, expected))
             if action == "delete":
                 await delete_lesson(deps, caller, entry_id, expected=expected)
             else:
+                # A lift is a restore: it ends the suppression of every dismissal so far.
                 await edit_lesson(
                     deps, caller, entry_id, expected=expected, demote=action == "demote"
                 )

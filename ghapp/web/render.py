@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+import cmarkgfm
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from ghapp.api.auth import iso
@@ -17,6 +20,22 @@ HEADERS = {
     "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
     "referrer-policy": "same-origin",
 }
+
+
+def github_web_url(api_url: str) -> str:
+    """Where people read what the API at ``api_url`` serves: github.com for api.github.com,
+    the server itself for GitHub Enterprise Server (``https://host/api/v3``)."""
+    parts = urlsplit(api_url.rstrip("/"))
+    if parts.hostname == "api.github.com":
+        return "https://github.com"
+    path = parts.path[: -len("/api/v3")] if parts.path.endswith("/api/v3") else parts.path
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def markdown(text: str) -> Markup:
+    """A lesson's Markdown (untrusted) as HTML: cmark-gfm's safe mode leaves raw HTML out and
+    drops ``javascript:``, ``vbscript:``, ``file:`` and non-image ``data:`` links."""
+    return Markup(cmarkgfm.github_flavored_markdown_to_html(text))
 
 
 def _rate(value: float | None) -> str:
@@ -38,6 +57,7 @@ def _environment() -> Environment:
     )
     env.filters["rate"] = _rate
     env.filters["when"] = _when
+    env.filters["markdown"] = markdown
     return env
 
 

@@ -3,6 +3,8 @@ causes, other lenses and other repositories stay apart; running it again changes
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from sqlalchemy import Engine, select
 
@@ -187,12 +189,43 @@ def test_distinct_causes_and_other_repositories_are_not_merged_by_a_write_back(
             title="Unchecked load_config result",
             lesson=PARAPHRASE_LESSON.replace("parse_config", "load_config"),
         ),
-        add_suggestion(db, pr=1, lens="performance"),
+        add_suggestion(
+            db, pr=1, lens="performance", title=PARAPHRASE, lesson=PARAPHRASE_LESSON + " Twice."
+        ),
         add_suggestion(db, pr=1, repository_id=OTHER_REPO_ID, title=PARAPHRASE),
     ]
     apply_decisions(db, [decision(sid) for sid in sids], now=NOW)
     assert len(live_entries(db)) == 4
     assert not consolidate(db, REPO_ID, now=NOW)
+
+
+def test_the_plan_merges_the_same_text_across_lenses_only_in_one_repository() -> None:
+    text = "Check the result of `parse_config` before using it."
+    kept = replace(lesson("Unchecked parse_config result", accepted=2), text=text)
+    twin = replace(
+        lesson("Something else entirely", lens="performance"),
+        text=" check the RESULT of `parse_config` before using it. ",
+    )
+    elsewhere = replace(lesson("Unchecked parse_config result", repository_id=999), text=text)
+    other = replace(lesson("Another lesson", lens="security"), text="Close the file.")
+    plan = plan_merges([twin, other, elsewhere, kept])
+    assert [(m.canonical.id, [r.id for r in m.replaced]) for m in plan.merges] == [
+        (kept.id, [twin.id])
+    ]
+
+
+def test_the_same_text_under_two_lenses_is_merged_into_one_lesson(db: Engine) -> None:
+    first = add_suggestion(db, pr=1)
+    twin = add_suggestion(db, pr=2, lens="performance", title="Another title altogether")
+    other = add_suggestion(db, pr=3, repository_id=OTHER_REPO_ID, lens="performance")
+    apply_decisions(db, [decision(sid) for sid in (first, twin, other)], now=NOW)
+    kept = [e for e in live_entries(db) if e.repository_id == REPO_ID]
+    assert len(kept) == 1, "the write-back merged the twin (the same text, another lens)"
+    assert receipts_of(db, kept[0].id) == {first, twin}
+    assert [e.lens for e in live_entries(db) if e.repository_id == OTHER_REPO_ID] == [
+        "performance"
+    ], "one repository's lessons only"
+    assert not consolidate(db, REPO_ID, now=NOW), "nothing left to merge"
 
 
 def test_dry_run_plans_without_changing_anything(db: Engine) -> None:

@@ -41,6 +41,7 @@ from tests.support.recall import (
     seed,
     suggest,
 )
+from tests.support.review import enable_memory
 
 NAMES = ("parse_config", "load_rows", "open_socket", "read_token", "write_cache", "drop_index")
 
@@ -164,6 +165,7 @@ def recalled_memory(count: int, *, session: str, text: str) -> list[MemoryItem]:
 def test_brief_hands_recalled_memory_as_cited_facts_within_the_token_budget(
     engine: Engine, org: Tenant, tmp_path: Path
 ) -> None:
+    enable_memory(engine)
     accept(engine, org, "octo/app")
     wide = "Le répertoire partagé était déjà vérifié — " + "é" * 300
     with engine.begin() as conn:
@@ -202,6 +204,8 @@ def test_brief_hands_recalled_memory_as_cited_facts_within_the_token_budget(
 def test_a_second_brief_hands_only_the_memory_lines_that_are_new(
     engine: Engine, org: Tenant, tmp_path: Path
 ) -> None:
+    enable_memory(engine)
+
     def remember(session: str, count: int, now: int) -> None:
         with engine.begin() as conn:
             save_items(
@@ -268,6 +272,7 @@ def test_a_session_is_handed_an_entry_revision_once(
 def test_injection_lines_match_the_handed_text(
     engine: Engine, org: Tenant, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    enable_memory(engine)
     accept(engine, org, "octo/app")
     accept(engine, org, "octo/app", name="load_rows")
     caplog.set_level(logging.INFO, logger="continual.injections")

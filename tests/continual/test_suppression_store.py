@@ -72,7 +72,8 @@ def test_a_restore_lifts_dismissals_stamped_later_than_the_clock_of_the_restore(
     lifted = the_entry(db)
     assert lifted.suppression_lifted_ms == ahead * 1000
     assert (lifted.suppression_lifted_by, lifted.revision) == ("mona", entry.revision + 1)
-    # A dismissal after the lift suppresses again (two dismissals also demote the entry).
+    # A dismissal after the lift suppresses again; the one before it no longer counts, so one
+    # dismissal does not demote the entry, and a second one after the lift does.
     again = add_suggestion(db, pr=8)
     apply_decisions(
         db,
@@ -82,7 +83,41 @@ def test_a_restore_lifts_dismissals_stamped_later_than_the_clock_of_the_restore(
     with db.connect() as conn:
         (found,) = suppressions(conn, REPO_ID, now_ms=NOW)
         newest = max(conn.execute(select(Receipt.id)).scalars())
-    assert (found.repository_wide, found.reason, found.receipt_id) == (True, "demoted", newest)
+    assert (found.repository_wide, found.reason, found.receipt_id) == (True, "style", newest)
+    assert the_entry(db).demoted_ms is None
+    third = add_suggestion(db, pr=9)
+    apply_decisions(
+        db,
+        [decision(third, Decision.DISMISSED, reason=Reason.STYLE, at=ahead + 20)],
+        now=NOW,
+    )
+    with db.connect() as conn:
+        (found,) = suppressions(conn, REPO_ID, now_ms=NOW)
+    assert (found.repository_wide, found.reason) == (True, "demoted")
+
+
+def test_after_a_restore_an_acceptance_never_demotes_on_the_old_dismissals(db: Engine) -> None:
+    first, second = add_suggestion(db), add_suggestion(db, pr=8)
+    apply_decisions(
+        db,
+        [
+            decision(first, Decision.DISMISSED, reason=Reason.WONT_FIX, at=AT_S),
+            decision(second, Decision.DISMISSED, reason=Reason.WONT_FIX, at=AT_S + 1),
+        ],
+        now=NOW,
+    )
+    demoted = the_entry(db)
+    assert demoted.demoted_by == "rule"
+    with db.begin() as conn:
+        store.person_edit(
+            conn, demoted.id, expected=demoted.revision, demote=False, actor="mona", now=NOW
+        )
+    accepted = add_suggestion(db, pr=9)
+    apply_decisions(db, [decision(accepted, at=AT_S + 120)], now=NOW + 120_000)
+    row = the_entry(db)
+    assert row.demoted_ms is None and row.dismissed_count == 2 and row.accepted_count == 1
+    with db.connect() as conn:
+        assert suppressions(conn, REPO_ID, now_ms=NOW + 120_000) == ()
 
 
 def test_a_demoted_entry_suppresses_until_a_person_restores_it(db: Engine) -> None:

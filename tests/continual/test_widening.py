@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import Engine
 
 from continual.proofs import NewProof, ProofEvidence, record_proofs
-from continual.recall.lessons import load_lessons, widened
+from continual.recall.lessons import WIDENING_SOURCES, load_lessons, widened
 from continual.recall.snapshot import build_snapshot
 from continual.summary import is_summary_id
 from continual.surfaces import hand_review_lessons
@@ -106,3 +106,14 @@ def test_nothing_widens_across_accounts(engine: Engine, org: Tenant, tmp_path: P
     accept(engine, other, "other/app", source=Source.FIX_PR)
     assert scopes(engine, org.account_id) == {"octo/app": Scope.REPOSITORY}
     assert handed_in(engine, org, "octo/cli", tmp_path) == []
+
+
+def test_the_docs_say_what_the_code_widens_on() -> None:
+    """Only a merged fix PR widens; the documents that say what widens say the same."""
+    assert WIDENING_SOURCES == {Source.FIX_PR.value} == {"fix_pr"}
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    lessons = " ".join((docs / "lessons.md").read_text().split())
+    assert "It widens to the whole account in one way only: a merged fix PR" in lessons
+    for page in ("writeback.md", "api.md"):
+        text = " ".join((docs / page).read_text().split())
+        assert "merged fix PR" in text and "widen" in text, page

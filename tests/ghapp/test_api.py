@@ -81,6 +81,7 @@ def test_recall_lists_every_lesson_with_receipts(world: World) -> None:
 
 
 def test_active_brief_and_context(world: World) -> None:
+    world.api.call("PUT", "/v1/memory", params={"repo": "octo/app"}, json={"enabled": True})
     preview = world.api.call("GET", "/v1/recall/active", params={"repo": "octo/app"})
     assert world.api.status == 200
     assert len(preview["lessons"]) == 2 and preview["recorded"] is False
@@ -290,6 +291,7 @@ def _remember(world: World, text: str, subject: str) -> None:
 
 
 def test_memory_summary_view_clear_and_rebuild(world: World) -> None:
+    world.api.call("PUT", "/v1/memory", params={"repo": "octo/app"}, json={"enabled": True})
     summary = "/v1/memory/summary"
     params = {"repo": "octo/app"}
     first = world.api.call("GET", summary, params=params)

@@ -90,7 +90,7 @@ def run_curl(command: str, env: dict[str, str], values: dict[str, str]) -> tuple
 @pytest.fixture
 def live(engine: Engine, tmp_path: Path) -> Any:
     toml = seat_toml(tmp_path, "alpha") + seat_toml(tmp_path, "beta", lab="other", mode="fail")
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, title="Parse the config", files=bug_files(1))
         h.run()
         (comment, *_) = h.sim.review_comments(REPO, 1)
@@ -157,7 +157,9 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
                 # The memory summary holds what earlier reviews found out (docs/api.md).
                 assert "Memory is a heuristic" in body["text"] and body["lessons"]
                 status, again = run_curl(command, env, values)
-                assert status == 200 and again["text"] == "", "a second brief hands only news"
+                assert status == 200 and again["text"] == "", (
+                    f"a second brief hands only news: first {body['text']!r}"
+                )
             if shown and body is not None:
                 missing = documented_keys(documented, nulls(body)) - keys(body)
                 assert not missing, f"{command}: the docs show {missing}, the server does not"
@@ -165,6 +167,8 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
                 assert not undocumented, f"{command}: the server gives {undocumented} undocumented"
     assert len(ran) == 12, ran
 
+    switched = next(body for command, body in answers.items() if "/v1/memory?" in command)
+    assert switched["enabled"] and switched["changed_by"] == "mona", "the switch as documented"
     recall = next(body for command, body in answers.items() if command.endswith('/v1/recall"'))
     (receipt,) = recall["lessons"][0]["sources"]
     assert receipt["actor"] == "octocat", "the actor is the maintainer's login"

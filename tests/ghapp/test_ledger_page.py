@@ -102,7 +102,9 @@ def test_sign_in_and_read_the_ledger(
     assert len(lessons) == len(ledger.lessons or ())
     first = (ledger.lessons or ())[0]
     row = _row(browser, first.id).text
-    assert first.text in row and first.state.value in row and f"PR #{first.sources[0].pr}" in row
+    # The text is rendered Markdown: `code` shows as code, without its backticks.
+    assert first.text.replace("`", "") in row and first.state.value in row
+    assert f"PR #{first.sources[0].pr}" in row
 
     browser.set_window_size(1280, 1900)
     picture = browser.get_screenshot_as_png()
@@ -157,7 +159,42 @@ def test_delete_removes_the_lesson_from_the_page(
     _sign_in(browser, ledger_url, seeded_ledger.token)
     lesson = (_ledger(engine, seeded_ledger).lessons or ())[0]
     _click(browser, lesson.id, "delete")
+    # Delete asks first, and Cancel keeps the lesson.
+    asked = browser.find_element(By.ID, "confirm")
+    assert lesson.title in asked.text and "cannot be restored" in asked.text
+    assert stored(engine, lesson.id).deleted_ms is None
+    click_and_load(browser, browser.find_element(By.ID, "cancel-delete"))
+    assert not browser.find_elements(By.ID, "confirm")
+    assert stored(engine, lesson.id).deleted_ms is None
+    _click(browser, lesson.id, "delete")
+    click_and_load(browser, browser.find_element(By.ID, "confirm-delete"))
     assert f"Lesson {lesson.id} deleted" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     assert not browser.find_elements(By.ID, f"lesson-{lesson.id}")
     found = stored(engine, lesson.id)
     assert found.deleted_ms is not None and found.text == ""
+
+
+def test_evidence_links_to_its_pull_request(
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger, engine: Engine
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    lesson = (_ledger(engine, seeded_ledger).lessons or ())[0]
+    links = _row(browser, lesson.id).find_elements(By.CSS_SELECTOR, "ul.evidence a.pr")
+    assert links, "each receipt names its pull request as a link"
+    pr = lesson.sources[0].pr
+    assert links[0].text == f"PR #{pr}"
+    assert links[0].get_attribute("href") == f"https://github.com/{lesson.repository}/pull/{pr}"
+
+
+def test_no_sideways_scroll_at_mobile_width(
+    browser: Any, ledger_url: str, seeded_ledger: SeededLedger
+) -> None:
+    _sign_in(browser, ledger_url, seeded_ledger.token)
+    browser.set_window_size(375, 800)
+    browser.get(f"{ledger_url}/ledger?repo={seeded_ledger.repo}")
+    inner = browser.execute_script("return window.innerWidth")
+    assert inner <= 400, f"the window is {inner} px wide"
+    wide = browser.execute_script("return document.documentElement.scrollWidth")
+    assert wide <= inner, f"the page is {wide} px wide in a {inner} px window"

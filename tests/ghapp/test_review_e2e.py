@@ -197,7 +197,7 @@ def test_next_review_of_the_repository_recalls_memory_and_counts_a_hit(
     logs = tmp_path / "requests"
     logs.mkdir()
     toml = seat_toml(tmp_path, "alpha", log_dir=str(logs), tool_path=True) + lenses_toml("tests")
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, files=bug_files(1))
         h.run()
         first = requests_of(logs)
@@ -246,7 +246,7 @@ def test_deleting_a_review_session_through_the_api_removes_its_memory_file(
     engine: Engine, tmp_path: Path
 ) -> None:
     toml = seat_toml(tmp_path, "alpha", tool_path=True, facts=True) + lenses_toml("tests")
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, files=bug_files(1))
         h.run()
         (review,) = _rows(engine, ReviewRow)
@@ -280,7 +280,7 @@ def test_lessons_activated_by_the_writeback_reach_the_next_review_header(
     toml = seat_toml(tmp_path, "alpha", log_dir=str(logs)) + lenses_toml("correctness")
     lesson = "Check the result of `parse_config` in src/app.py before using it."
     files = {"src/app.py": addition_patch(["raw = read()", "config = parse_config(raw)  # BUG"])}
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, files=files)
         h.run()
         (first,) = _rows(engine, Suggestion)

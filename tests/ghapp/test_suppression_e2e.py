@@ -98,7 +98,7 @@ def toml(tmp_path: Path, logs: Path, extra: str = "") -> str:
 def test_a_wont_fix_is_not_posted_again_anywhere_and_the_header_lists_it(
     engine: Engine, tmp_path: Path, logs: Path
 ) -> None:
-    with harness(engine, tmp_path, toml(tmp_path, logs)) as h:
+    with harness(engine, tmp_path, toml(tmp_path, logs), memory=True) as h:
         first = review_at(h, HERE)
         assert DISMISSED_HEADER not in last_request(logs)["header"]
         # A contributor's refusal decides nothing, so nothing is suppressed by it.

@@ -358,7 +358,7 @@ def _brief(h: Harness, capsys: pytest.CaptureFixture[str], session: str) -> tupl
 def test_one_seats_word_is_a_claim_everywhere_it_is_handed(
     engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with harness(engine, tmp_path, _seats(tmp_path, ("alpha", "acme-labs"))) as h:
+    with harness(engine, tmp_path, _seats(tmp_path, ("alpha", "acme-labs")), memory=True) as h:
         h.sim.open_pull(REPO, files=bug_files(1))
         h.run()
         items = _items(engine)
@@ -397,7 +397,7 @@ def test_one_seats_word_is_a_claim_everywhere_it_is_handed(
 
 def test_one_labs_two_seats_leave_a_claim(engine: Engine, tmp_path: Path) -> None:
     toml = _seats(tmp_path, ("alpha", "acme-labs"), ("beta", "acme-labs"))
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, files=bug_files(1))
         h.run()
         (tool,) = [row for row in _items(engine) if row.kind == "tool_path"]
@@ -418,7 +418,7 @@ def test_two_labs_make_a_tool_path_memory_but_never_the_maintainers_decision(
     engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     toml = _seats(tmp_path, ("alpha", "acme-labs"), ("gamma", "other-lab"))
-    with harness(engine, tmp_path, toml) as h:
+    with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, files=bug_files(1))
         h.run()
         items = _items(engine)
@@ -473,7 +473,7 @@ def test_a_proof_that_passed_makes_its_command_observed(engine: Engine, tmp_path
     toml = seat_toml(
         tmp_path, "alpha", lab="acme-labs", findings=[finding], receipts=receipts
     ) + lenses_toml("correctness")
-    with harness(engine, tmp_path, toml, sandbox=sandbox) as h:
+    with harness(engine, tmp_path, toml, sandbox=sandbox, memory=True) as h:
         checkout = checkout_dir(h.store_dir, REPO)
         files = {"calc.py": "def double(x):\n    return x + x + 1\n", "check.py": CHECK}
         head = git_repo(checkout, files)

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, insert, select
 
@@ -154,13 +155,15 @@ def token(engine: Engine, login: str, person: str, *, now: int = NOW) -> str:
 
 
 @contextmanager
-def api(engine: Engine, store_dir: Path, clock: Clock) -> Iterator[str]:
-    """The app served over real HTTP on loopback, with the test clock; yields its base URL."""
+def api(engine: Engine, store_dir: Path, clock: Clock, **options: Any) -> Iterator[str]:
+    """The app served over real HTTP on loopback, with the test clock; yields its base URL.
+    ``options`` are further settings."""
     settings = Settings(
         database_url=engine.url.render_as_string(hide_password=False),
         store_dir=store_dir,
         webhook_secret="test-webhook-secret",  # type: ignore[arg-type]
         config=store_dir / "absent.toml",
+        **options,
     )
     deps = build_deps(settings, engine=engine, clock=clock)
     with serve(create_app(settings, deps=deps, run_worker=False)) as url:

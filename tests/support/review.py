@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
+from continual.memory import set_memory
+from continual.tables import Repository
 from ghapp.app import build_deps, create_app
 from ghapp.deps import Deps
 from ghapp.handlers import build_router
@@ -174,10 +176,16 @@ class Harness:
 
 @contextmanager
 def harness(
-    engine: Engine, tmp: Path, toml: str, *, sandbox: Sandbox | None = None
+    engine: Engine,
+    tmp: Path,
+    toml: str,
+    *,
+    sandbox: Sandbox | None = None,
+    memory: bool = False,
 ) -> Iterator[Harness]:
     """The app (ingress served, worker run by hand) with ``toml`` as its hindsight.toml; proofs
-    run in ``sandbox`` (default: the machine's)."""
+    run in ``sandbox`` (default: the machine's). With ``memory`` the installed repositories'
+    memory is turned on (it is off by default)."""
     config = tmp / "hindsight.toml"
     config.write_text(toml)
     store_dir = tmp / "store"
@@ -197,7 +205,27 @@ def harness(
         sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
         worker = Worker(deps, build_router(), concurrency=2)
-        yield Harness(sim, engine, settings, deps, url, worker, clock, store_dir)
+        found = Harness(sim, engine, settings, deps, url, worker, clock, store_dir)
+        if memory:
+            found.run()  # the installation: its repositories are known from here
+            enable_memory(engine)
+        yield found
+
+
+def enable_memory(engine: Engine) -> None:
+    """Turn memory on for every repository the store knows (it is off by default)."""
+    with engine.begin() as conn:
+        for account_id, repository_id in conn.execute(
+            select(Repository.account_id, Repository.id)
+        ).all():
+            set_memory(
+                conn,
+                account_id=account_id,
+                repository_id=repository_id,
+                enabled=True,
+                actor="test",
+                now=0,
+            )
 
 
 def git_repo(path: Path, files: dict[str, str]) -> str:

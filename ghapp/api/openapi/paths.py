@@ -113,6 +113,25 @@ PATHS: dict[str, Any] = {
             _param("word", "a word of the call (keyword groups)", many=True),
         )
     },
+    "/v1/memory": {
+        "get": _op(
+            "the repository's memory switch (off unless turned on), what it stores, and the "
+            "summary handed (null while memory is off)",
+            _json("Memory", "the switch and the stored memory"),
+            REPO,
+        ),
+        "put": _op(
+            "turn the repository's memory on or off (off keeps what is stored)",
+            _json("MemorySwitch", "the switch"),
+            REPO,
+            body="MemorySwitchUpdate",
+        ),
+        "delete": _op(
+            "delete all the repository's memory data: items, hits, summary, session files",
+            _json("MemoryCleared", "what was deleted, counted"),
+            REPO,
+        ),
+    },
     "/v1/memory/summary": {
         "get": _op(
             "the repository's memory summary, as reviews and briefs are handed it",

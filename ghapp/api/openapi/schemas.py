@@ -137,7 +137,7 @@ SCHEMAS: dict[str, Any] = {
             "lens": STRING,
             "title": STRING,
             "text": STRING,
-            "action": {"type": "string", "enum": ["retired", "adapted", "restored"]},
+            "action": {"type": "string", "enum": ["retired", "adapted", "restored", "merged"]},
             "reason": STRING,
             "commit": _nullable("string"),
             "revision": INTEGER,
@@ -189,6 +189,17 @@ SCHEMAS: dict[str, Any] = {
             "omitted": INTEGER,
             "chars": INTEGER,
             "recorded": {"type": "boolean"},
+            "lessons_handed": array(
+                _object(
+                    {
+                        "id": STRING,
+                        "lens": STRING,
+                        "kind": STRING,
+                        "seat": STRING,
+                        "sessions": array(STRING),
+                    }
+                )
+            ),
         }
     ),
     "MemorySummary": _object(
@@ -246,6 +257,39 @@ SCHEMAS: dict[str, Any] = {
                         "url": STRING,
                     }
                 )
+            ),
+        }
+    ),
+    "MemorySwitch": _object(
+        {
+            "repository": STRING,
+            "enabled": {"type": "boolean"},
+            "changed_at": _nullable("string"),
+            "changed_by": _nullable("string"),
+        }
+    ),
+    "MemorySwitchUpdate": _object({"enabled": {"type": "boolean"}}),
+    "Memory": _object(
+        {
+            "repository": STRING,
+            "enabled": {"type": "boolean"},
+            "changed_at": _nullable("string"),
+            "changed_by": _nullable("string"),
+            "items": {"type": "object", "additionalProperties": INTEGER},
+            "hits": INTEGER,
+            "summary": {"oneOf": [ref("MemorySummary"), {"type": "null"}]},
+        }
+    ),
+    "MemoryCleared": _object(
+        {
+            "repository": STRING,
+            "deleted": _object(
+                {
+                    "memory_items": INTEGER,
+                    "memory_hits": INTEGER,
+                    "summaries": INTEGER,
+                    "memory_files": INTEGER,
+                }
             ),
         }
     ),
