@@ -26,6 +26,16 @@ from tests.support.web import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
+SEAT = json.dumps(["python3", "-m", "review.example_seat"])
+SEAT_KEYS = r"\[\[seats\]\]|name|lab|kind|model|base_url|api_key_env|max_tokens|timeout_s"
+
+
+def with_model_seats() -> str:
+    """The template with its two model seats uncommented, as a person adds them."""
+    head, rest = HINDSIGHT_TOML.split("# Any OpenAI", 1)
+    seats, tail = rest.split("# --- Lenses", 1)
+    seats = re.sub(rf"(?m)^# ((?:{SEAT_KEYS})(?: |$))", r"\1", seats)
+    return f"{head}# Any OpenAI{seats}# --- Lenses{tail}"
 
 
 def environment(tmp_path: Path, config: Path, **extra: str) -> dict[str, str]:
@@ -86,16 +96,20 @@ def test_an_unknown_judge_seat_and_a_missing_key_are_named(tmp_path: Path) -> No
     err = refused(["serve"], environment(tmp_path, config, **KEYS), tmp_path)
     assert "decisions.judge must name a configured seat, got 'gamma'" in err
 
-    config.write_text(HINDSIGHT_TOML)
+    config.write_text(with_model_seats())
     env = environment(tmp_path, config, OPENAI_API_KEY="sk-test")
     err = refused(["worker", "--until-idle"], env, tmp_path)
     assert f"{config}: seats[2] (anthropic): the environment variable ANTHROPIC_API_KEY" in err
     assert "OPENAI_API_KEY" not in err
 
 
-def test_the_written_configuration_passes_once_its_keys_are_set(tmp_path: Path) -> None:
+def test_the_written_configuration_starts_as_written(tmp_path: Path) -> None:
+    """As written, its one seat is the installed example, needing no key; the model seats a
+    person uncomments need theirs."""
     config = tmp_path / "hindsight.toml"
     config.write_text(HINDSIGHT_TOML)
+    assert [seat.name for seat in usable_config(config, {}, cwd=tmp_path).seats] == ["local"]
+    config.write_text(with_model_seats())
     with pytest.raises(ConfigError) as failure:
         usable_config(config, {}, cwd=ROOT)
     assert len(failure.value.problems) == 2, "both HTTP seats' variables are named"
@@ -104,26 +118,14 @@ def test_the_written_configuration_passes_once_its_keys_are_set(tmp_path: Path) 
 
 
 def test_a_command_seat_that_cannot_start_is_named(tmp_path: Path) -> None:
-    """The template's example seat is a path in the clone: from another folder it is missing,
-    and so is a program that is not installed."""
+    """A program that is not installed, or not executable, is named."""
     config = tmp_path / "hindsight.toml"
-    config.write_text(HINDSIGHT_TOML)
-    with pytest.raises(ConfigError) as failure:
-        usable_config(config, KEYS, cwd=tmp_path)
-    assert failure.value.problems == (
-        f"seats[0] (local): examples/seat_example.py does not exist in {tmp_path}; "
-        "give its full path",
-    )
-    config.write_text(
-        HINDSIGHT_TOML.replace('["python3", "examples/seat_example.py"]', '["no-such-seat-x"]')
-    )
+    config.write_text(HINDSIGHT_TOML.replace(SEAT, '["no-such-seat-x"]'))
     err = refused(["serve"], environment(tmp_path, config, **KEYS), tmp_path)
     assert "seats[0] (local): the program 'no-such-seat-x' is not found" in err
     script = tmp_path / "seat.sh"
     script.write_text("#!/bin/sh\n")
-    config.write_text(
-        HINDSIGHT_TOML.replace('["python3", "examples/seat_example.py"]', '["./seat.sh"]')
-    )
+    config.write_text(HINDSIGHT_TOML.replace(SEAT, '["./seat.sh"]'))
     with pytest.raises(ConfigError, match=re.escape("'./seat.sh' is not found")):
         usable_config(config, KEYS, cwd=tmp_path)  # not executable
     script.chmod(0o755)
@@ -134,8 +136,7 @@ def test_a_seat_that_requires_the_sandbox_stops_the_start_where_none_works(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     config = tmp_path / "hindsight.toml"
-    local = '["python3", "examples/seat_example.py"]'
-    config.write_text(HINDSIGHT_TOML.replace(local, f'{local}\nsandbox = "required"'))
+    config.write_text(HINDSIGHT_TOML.replace(SEAT, f'{SEAT}\nsandbox = "required"'))
     missing = Sandbox(Isolation.NONE, "'bwrap' not found: install bubblewrap")
     with pytest.raises(ConfigError) as failure:
         usable_config(config, KEYS, cwd=ROOT, sandbox=missing)
