@@ -72,8 +72,22 @@ class FieldsFormatter(logging.Formatter):
         return f"{line} {shown}" if shown else line
 
 
+# uvicorn's access line: `client - "METHOD path HTTP/version" status`, its parts as arguments.
+_ACCESS_LOGGER = "uvicorn.access"
+_ACCESS_FIELDS = ("client", "method", "path", "http_version", "status")
+
+
+def access_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The parts of an access line as fields (nothing for any other record)."""
+    args = record.args
+    if record.name != _ACCESS_LOGGER or not isinstance(args, tuple) or len(args) != 5:
+        return {}
+    return dict(zip(_ACCESS_FIELDS, args, strict=True))
+
+
 class JsonFormatter(logging.Formatter):
-    """One JSON object a line: time, level, logger, message and the fields."""
+    """One JSON object a line: time, level, logger, message and the fields (an access line's
+    client, method, path, HTTP version and status among them)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -81,6 +95,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
+            **access_fields(record),
             **fields(record),
         }
         if record.exc_info:

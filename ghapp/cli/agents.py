@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -108,7 +109,8 @@ def _ask_store(
     from ghapp.cli.common import known_repository, open_engine, suppress_days
     from ghapp.db import reading
 
-    with open_engine(settings) as engine:
+    # A hook reads the store as it is: checking or running migrations is `serve`'s part.
+    with open_engine(settings, ready=not args.hook) as engine:
         target = known_repository(engine, repo)
         card, person_id = Preference(), None
         if args.person is not None:
@@ -162,8 +164,11 @@ def _hand(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
             params.update(path=paths, identifier=names, word=words)
         body = _ask_server(args, surface, params)
     else:
+        settings = load()
+        if args.hook:  # a hook's stderr is for what went wrong, not for every handing
+            logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
         body = _ask_store(
-            args, load(), surface, repo, str(session), paths=paths, names=names, words=words
+            args, settings, surface, repo, str(session), paths=paths, names=names, words=words
         )
     if args.json:
         print(json.dumps(body, indent=2, sort_keys=True))

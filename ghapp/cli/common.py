@@ -63,19 +63,21 @@ def open_engine(
     """An engine for one command, migrated (SQLite) or checked, and disposed at the end.
 
     Without ``create`` a SQLite file that does not exist yet is refused (read-only commands never
-    leave an empty database behind); a database that cannot be reached is a SettingsError naming
-    HINDSIGHT_DATABASE_URL.
+    leave an empty database behind); with it, a SQLite file whose folder does not exist is
+    refused too (a mistyped path never becomes a new empty database). A database that cannot be
+    reached is a SettingsError naming HINDSIGHT_DATABASE_URL.
     """
     url = settings.database_url
-    if not create and is_sqlite(url) and not Path(make_url(url).database or "").is_file():
-        raise _no_database(url)
-    try:
-        engine = make_engine(url)
-    except OSError as exc:
-        raise SettingsError(
-            f"HINDSIGHT_DATABASE_URL: cannot create the folder of {make_url(url).database}: "
-            f"{exc.strerror}"
-        ) from None
+    if is_sqlite(url):
+        database = Path(make_url(url).database or "")
+        if not create and not database.is_file():
+            raise _no_database(url)
+        if not database.parent.is_dir():
+            raise SettingsError(
+                f"HINDSIGHT_DATABASE_URL: no folder {database.parent} for the database "
+                f"{database.name}: create it, or fix the URL ({url})"
+            )
+    engine = make_engine(url)
     try:
         try:
             with engine.connect():

@@ -167,15 +167,20 @@ def test_serve_logs_plain_text_or_json(tmp_path: Path, log_format: str) -> None:
     finally:
         output = stop(server)
     assert "\x1b[" not in output and "color_message" not in output
-    lines = [line for line in output.splitlines() if line and not line.startswith("hindsight: ")]
-    assert any("Uvicorn running" in line for line in lines), output
+    lines = [line for line in output.splitlines() if line]
     assert any("/healthz" in line for line in lines), "the access log is there"
+    database = f"sqlite:///{tmp_path / 'h.db'}"
     if log_format == "json":
-        records = [json.loads(line) for line in lines]
+        records = [json.loads(line) for line in lines]  # the banner too: no text line at all
         assert {"time", "level", "logger", "message"} <= set(records[0])
-        assert any(r["logger"] == "uvicorn.access" for r in records)
+        banner = next(r for r in records if r["message"] == "serving")
+        assert banner["url"] == url and banner["database"] == database
+        access = [r for r in records if r["logger"] == "uvicorn.access"]
+        assert {"method": "GET", "path": "/healthz", "status": 200}.items() <= access[-1].items()
     else:
         assert all(not line.startswith("{") for line in lines)
+        banner = next(line for line in lines if line.startswith("hindsight: serving on "))
+        assert url in banner and f"database {database}" in banner
 
 
 def test_a_key_that_is_not_the_apps_stops_serve_and_worker(tmp_path: Path) -> None:
@@ -214,3 +219,23 @@ def test_the_apps_own_key_passes_and_an_unreachable_github_is_only_logged(
         assert check_app_key(away, timeout_s=5) is None
     said = [r.message for r in caplog.records if r.name == "ghapp.preflight"]
     assert said == ["app key not checked: GitHub could not be asked"]
+
+
+def test_a_busy_port_is_one_error_and_no_banner(tmp_path: Path) -> None:
+    """`serve` binds before it says it serves: a port in use is refused without a banner."""
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as sim:
+        busy = int(sim.base_url.rsplit(":", 1)[1])
+        env = environment(tmp_path, tmp_path / "absent.toml", HINDSIGHT_GITHUB_API_URL=sim.base_url)
+        result = subprocess.run(
+            [sys.executable, "-m", "ghapp.cli", "serve", "--no-review", "--port", str(busy)],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 2, result.stderr
+    assert "serving on" not in result.stderr and "Traceback" not in result.stderr
+    assert f"hindsight serve: cannot listen on 127.0.0.1:{busy}: Address already in use" in (
+        result.stderr
+    )
