@@ -34,6 +34,7 @@ BENCHMARKS = {
     "review": (["bench/review.py"], ["bench/review.py"]),
     "maintenance": (["bench/maintenance.py"], ["bench/maintenance.py", "--files", "250"]),
     "proofs": (["bench/proofs.py"], ["bench/proofs.py", "--proofs", "8"]),
+    "hook": (["bench/hook.py"], ["bench/hook.py", "--runs", "15"]),
 }
 
 

@@ -124,10 +124,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
-    import logging
     import tempfile
-
-    from ghapp.demo import run_demo
 
     logging.getLogger().setLevel(logging.INFO if args.verbose else logging.WARNING)
     if args.dir:
@@ -136,15 +133,32 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
         if any(workdir.iterdir()):
             print(f"hindsight demo: {workdir} is not empty; give an empty or new folder")
             return 2
-        return run_demo(workdir, keep=args.keep)
+        return _demo(workdir, args)
     with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as tmp:
-        return run_demo(Path(tmp), keep=args.keep)
+        return _demo(Path(tmp), args)
+
+
+def _demo(workdir: Path, args: argparse.Namespace) -> int:
+    from ghapp.demo import run_demo
+
+    try:
+        return run_demo(workdir, keep=args.keep, port=args.port)
+    except OSError as exc:
+        print(f"hindsight demo: cannot listen on 127.0.0.1:{args.port}: {exc.strerror}")
+        return 2
 
 
 def add_demo(commands: Subparsers) -> None:
     demo = commands.add_parser("demo", help="run the whole loop on a local GitHub simulator")
     demo.add_argument("--dir", help="keep the demo's database and files here (default: a temp dir)")
-    demo.add_argument("--keep", action="store_true", help="leave it running to explore /v1")
+    demo.add_argument(
+        "--keep",
+        action="store_true",
+        help="leave it running; print the /ledger URL, a sign-in token and curl lines for /v1",
+    )
+    demo.add_argument(
+        "--port", type=int, default=0, help="the app's loopback port (default: any free one)"
+    )
     demo.add_argument("--verbose", action="store_true", help="show the app's logs")
     demo.set_defaults(run=cmd_demo)
 
