@@ -63,6 +63,17 @@ def version() -> str:
         return "unknown"
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed version, looked up only when asked (metadata costs a read)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"hindsight {version()}")
+        parser.exit()
+
+
 def _describe(parser: argparse.ArgumentParser) -> None:
     """Give every subcommand the description its one-line help says, when it has none."""
     for action in parser._actions:
@@ -78,7 +89,7 @@ def _describe(parser: argparse.ArgumentParser) -> None:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with ``only`` (a command's name), the parser of that command alone."""
     parser = argparse.ArgumentParser(prog="hindsight", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"hindsight {version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module, adder in COMMANDS:
         if only is None or name == only:

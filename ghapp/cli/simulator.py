@@ -27,6 +27,14 @@ DEFAULT_APP_URL = "http://127.0.0.1:3000"
 ENV_FILE = "simulator.env"
 KEY_FILE = "simulator.private-key.pem"
 POLL_S = 0.5
+# The pull request's change: what `hindsight init`'s example seat flags (a debugging print) and
+# what model seats find more in (eval of a request's field).
+CHANGE = [
+    "def charge(request):",
+    '    amount = eval(request["amount"])',
+    '    print("charging", amount)',
+    "    return amount",
+]
 
 
 def _answers(url: str) -> bool:
@@ -48,8 +56,9 @@ def _wait(ready: Callable[[], object], timeout_s: float | None) -> bool:
 
 
 def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
-    from ghapp.demo import APP_ID, FIRST_PATCH, ORG, PATH, REPO
+    from ghapp.demo import APP_ID, ORG, PATH, REPO
     from ghsim import GitHubSimulator, generate_app_key
+    from ghsim.patches import addition_patch
 
     folder = Path(args.dir).resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -98,7 +107,8 @@ def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
             print(f"hindsight simulator: no app answered at {app_url} in time", file=sys.stderr)
             return 1
         sim.add_installation(ORG, repositories=[REPO])
-        pull = sim.open_pull(REPO, title="Charge requests", files={PATH: FIRST_PATCH}, author="sam")
+        patch = addition_patch(CHANGE)
+        pull = sim.open_pull(REPO, title="Charge requests", files={PATH: patch}, author="sam")
         number = int(pull["number"])
         print(
             f"The app answered: installed it on {REPO} and opened PR #{number} there.\n"
