@@ -387,6 +387,7 @@ def keep_running(demo: Demo) -> None:
         "docs/api.md has every request; its examples run as written against this demo.\n"
         "Press Ctrl-C to stop."
     )
+    sys.stdout.flush()  # a reader on a pipe sees it now, not when the buffer fills
     try:
         while True:
             time.sleep(1)

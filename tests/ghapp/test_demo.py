@@ -89,7 +89,8 @@ def test_keep_leaves_the_app_up_with_a_working_token(tmp_path: Path) -> None:
         base, token = url.groups()
         assert base == f"http://127.0.0.1:{port}"
         assert f"open {base}/ledger and sign in with that token" in text
-        assert httpx.get(f"{base}/ledger", timeout=10).status_code == 200
+        page = httpx.get(f"{base}/ledger", timeout=10, follow_redirects=True)
+        assert page.status_code == 200, "the ledger (its sign-in page) answers"
         headers = {"authorization": f"Bearer {token}"}
         recall = httpx.get(f"{base}/v1/recall", headers=headers, timeout=10)
         assert recall.status_code == 200
