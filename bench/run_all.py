@@ -39,6 +39,7 @@ BENCHMARKS = {
         ["bench/history.py"],
         ["bench/history.py", "--pulls", "60", "--baseline-pulls", "10"],
     ),
+    "hook": (["bench/hook.py"], ["bench/hook.py", "--runs", "15"]),
 }
 
 

@@ -6,14 +6,13 @@ import logging
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+
+if TYPE_CHECKING:  # alembic is imported when a migration is read or run, not by every command
+    from alembic.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +161,8 @@ class Checkpointer:
 
 
 def alembic_config(url: str) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -169,20 +170,34 @@ def alembic_config(url: str) -> Config:
 
 
 def head_revision(url: str) -> str | None:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config(url)).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest migration (idempotent)."""
+def migrate(engine: Engine) -> int:
+    """Bring the schema to the newest migration (idempotent); answers how many were applied."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as conn:
+        before = MigrationContext.configure(conn).get_current_revision()
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
+    script = ScriptDirectory.from_config(config)
+    head = script.get_current_head()
+    if head is None or before == head:
+        return 0
+    return len(list(script.iterate_revisions(head, before or "base")))
 
 
 def check_migrated(engine: Engine) -> None:

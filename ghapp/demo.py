@@ -333,7 +333,7 @@ def run_steps(demo: Demo) -> None:
 
 
 @contextmanager
-def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
+def started(workdir: Path, echo: Callable[[str], None], port: int = 0) -> Iterator[Demo]:
     """The simulator and the app (web + worker) on loopback, the app installed on the demo repo."""
     key = generate_app_key()
     command = json.dumps([sys.executable, "-m", "review.demo_seat"])
@@ -357,7 +357,7 @@ def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
         engine = make_engine(database_url)
         stack.callback(engine.dispose)
         app = create_app(settings, deps=build_deps(settings, engine=engine))
-        url = stack.enter_context(serve_in_thread(app))
+        url = stack.enter_context(serve_in_thread(app, port=port))
         echo(f"      simulator {sim.base_url}, app {url}, database {database_url}")
         step(echo, 2, f"Installing the app on {REPO}…")
         sim.configure_webhooks(f"{url}/webhooks", settings.secret_bytes())
@@ -383,11 +383,13 @@ def started(workdir: Path, echo: Callable[[str], None]) -> Iterator[Demo]:
         yield demo
 
 
-def run_demo(workdir: Path, *, keep: bool, echo: Callable[[str], None] = print) -> int:
+def run_demo(
+    workdir: Path, *, keep: bool, echo: Callable[[str], None] = print, port: int = 0
+) -> int:
     """Run the loop; 0 only when every step really happened (checked in the store)."""
     started_at = time.monotonic()
     try:
-        with started(workdir, echo) as demo:
+        with started(workdir, echo, port) as demo:
             run_steps(demo)
             step(echo, 11, f"Done in {time.monotonic() - started_at:.1f} s: every step checked.")
             if keep:
@@ -399,22 +401,23 @@ def run_demo(workdir: Path, *, keep: bool, echo: Callable[[str], None] = print) 
 
 
 def keep_running(demo: Demo) -> None:
-    """Leave everything up and say how to explore `/v1` with curl."""
+    """Leave everything up and say how to explore `/v1` with curl and the ledger in a browser."""
     with demo.engine.begin() as conn:
         token = create_token(conn, ORG, MAINTAINER, now=now_ms())
+    auth = '-H "authorization: Bearer $HINDSIGHT_TOKEN"'
     demo.echo(
         f"\nThe app is at {demo.url} and the simulator at {demo.sim.base_url}.\n"
         f"A token for {MAINTAINER} of {ORG} (shown once): {token.secret}\n\n"
+        f"The ledger: open {demo.url}/ledger and sign in with that token.\n\n"
         f"  export HINDSIGHT_URL={demo.url} HINDSIGHT_TOKEN={token.secret}\n"
-        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" "$HINDSIGHT_URL/v1/recall"\n'
-        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" '
-        f'"$HINDSIGHT_URL/v1/recall/active?repo={REPO}"\n'
-        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" '
-        f'"$HINDSIGHT_URL/v1/brief?repo={REPO}&session=try-1"\n'
-        '  curl -s -H "authorization: Bearer $HINDSIGHT_TOKEN" '
-        '"$HINDSIGHT_URL/v1/review-ledger?brain=true"\n\n'
+        f'  curl -s {auth} "$HINDSIGHT_URL/v1/recall"\n'
+        f'  curl -s {auth} "$HINDSIGHT_URL/v1/recall/active?repo={REPO}"\n'
+        f'  curl -s {auth} "$HINDSIGHT_URL/v1/brief?repo={REPO}&session=try-1"\n'
+        f'  curl -s {auth} "$HINDSIGHT_URL/v1/review-ledger?brain=true"\n\n'
+        "docs/api.md has every request; its examples run as written against this demo.\n"
         "Press Ctrl-C to stop."
     )
+    sys.stdout.flush()  # a reader on a pipe sees it now, not when the buffer fills
     try:
         while True:
             time.sleep(1)

@@ -7,15 +7,17 @@ import logging
 import re
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ghapp.settings import LogFormat
+if TYPE_CHECKING:
+    from ghapp.settings import LogFormat
 
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
 # uvicorn adds a copy of its message with ANSI colour codes; the plain message says the same.
 _DROPPED = frozenset({"color_message"})
-# Libraries whose INFO lines say nothing an operator acts on (alembic: "Context impl SQLiteImpl").
-_QUIET = ("alembic",)
+# Libraries whose INFO lines say nothing an operator acts on (alembic: "Context impl SQLiteImpl");
+# httpx and httpcore log every request at INFO, the URL whole (setup's carries a one-time code).
+_QUIET = ("alembic", "httpx", "httpcore")
 # What a text line must never carry raw: C0 controls (newline, CR, ESC, …), DEL, C1 controls, and
 # the Unicode line and paragraph separators; each is written as its escape (`\n`, `\x1b`, `\u2028`).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -70,8 +72,22 @@ class FieldsFormatter(logging.Formatter):
         return f"{line} {shown}" if shown else line
 
 
+# uvicorn's access line: `client - "METHOD path HTTP/version" status`, its parts as arguments.
+_ACCESS_LOGGER = "uvicorn.access"
+_ACCESS_FIELDS = ("client", "method", "path", "http_version", "status")
+
+
+def access_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The parts of an access line as fields (nothing for any other record)."""
+    args = record.args
+    if record.name != _ACCESS_LOGGER or not isinstance(args, tuple) or len(args) != 5:
+        return {}
+    return dict(zip(_ACCESS_FIELDS, args, strict=True))
+
+
 class JsonFormatter(logging.Formatter):
-    """One JSON object a line: time, level, logger, message and the fields."""
+    """One JSON object a line: time, level, logger, message and the fields (an access line's
+    client, method, path, HTTP version and status among them)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -79,6 +95,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
+            **access_fields(record),
             **fields(record),
         }
         if record.exc_info:
@@ -87,9 +104,10 @@ class JsonFormatter(logging.Formatter):
         return _JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def configure_logging(level: str = "INFO", log_format: LogFormat = LogFormat.TEXT) -> None:
+def configure_logging(level: str = "INFO", log_format: LogFormat | str = "text") -> None:
+    """One handler on stderr, text or JSON; the noisy libraries at WARNING at least."""
     handler = logging.StreamHandler(sys.stderr)
-    if log_format is LogFormat.JSON:
+    if str(log_format) == "json":
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(FieldsFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))

@@ -21,6 +21,7 @@ import asyncio
 import logging
 import math
 import resource
+import socket
 import time
 from typing import Any
 
@@ -244,6 +245,22 @@ def bounded_protocol(
             "door": Door(per_client=per_client, bound=connection_bound(limit)),
         },
     )
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound and listening before anything says it serves (a busy port is
+    an OSError here, not after a banner)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(backlog_for(descriptor_limit()))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
 
 
 def uvicorn_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:

@@ -7,14 +7,15 @@ import re
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+
+if TYPE_CHECKING:  # cryptography is imported when the key is read, not by every command
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 DEFAULT_DATABASE_URL = "sqlite:///hindsight.db"
 # The password of a URL's user part: `scheme://user:PASSWORD@host`.
@@ -45,6 +46,12 @@ class LogFormat(StrEnum):
 
 class SettingsError(Exception):
     """A setting is missing or invalid; the message names it and says what to do."""
+
+
+def _kind_of(key: object) -> str:
+    """`an EC`, `a DSA`: the key's kind with its article."""
+    kind = type(key).__name__.removesuffix("PrivateKey").lstrip("_")
+    return f"{'an' if kind[:1] in 'AEFHILMNORSX' else 'a'} {kind}"
 
 
 class Settings(BaseSettings):
@@ -160,6 +167,9 @@ class Settings(BaseSettings):
 
     def private_key(self) -> rsa.RSAPrivateKey:
         """The app's RSA private key; a key of another kind or no PEM at all is a SettingsError."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
         name = self.key_setting()
         try:
             key = serialization.load_pem_private_key(self.private_key_pem().encode(), password=None)
@@ -170,13 +180,15 @@ class Settings(BaseSettings):
             ) from None
         if not isinstance(key, rsa.RSAPrivateKey):
             raise SettingsError(
-                f"{name} is a {type(key).__name__.removesuffix('PrivateKey')} key, not an RSA "
+                f"{name} is {_kind_of(key)} key, not an RSA "
                 "key: GitHub Apps sign with RSA keys; use the .pem file GitHub generated"
             )
         return key
 
     def key_fingerprint(self) -> str:
         """The private key shown the only way it may be: a sha256 fingerprint of its public half."""
+        from cryptography.hazmat.primitives import serialization
+
         der = (
             self.private_key()
             .public_key()
@@ -216,9 +228,11 @@ def load_settings(**overrides: object) -> Settings:
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        names = ", ".join(
-            "HINDSIGHT_" + str(err["loc"][0]).upper() if err["loc"] else err["msg"]
-            for err in exc.errors()
-        )
-        details = "; ".join(err["msg"].removeprefix("Value error, ") for err in exc.errors())
-        raise SettingsError(f"invalid settings: {names} ({details})") from None
+        problems = []
+        for err in exc.errors():
+            message = err["msg"].removeprefix("Value error, ")
+            # A check of the whole object (no field) names its variables in its own message.
+            if err["loc"]:
+                message = f"HINDSIGHT_{str(err['loc'][0]).upper()}: {message}"
+            problems.append(message)
+        raise SettingsError("invalid settings: " + "; ".join(problems)) from None

@@ -95,7 +95,8 @@ ONE_HOME = {
     ),
     "a unified diff's hunk header read": (
         re.compile(r"""re\.compile\(r?["']\^?@@"""),
-        {"continual/patches.py", "review/demo_seat.py"},
+        # The seats read the patch themselves: they run sandboxed with their own package only.
+        {"continual/patches.py", "review/demo_seat.py", "review/example_seat.py"},
     ),
     "a hidden marker written": (re.compile(r"<!-- hindsight:"), {"continual/markers.py"}),
 }

@@ -1,39 +1,40 @@
 """`hindsight brief|context`: what an agent is handed at session start and per tool call, from
-the database or a running server, as text, as JSON (the `/v1` answer) or as an agent hook's."""
+the database or a running server, as text, as JSON (the `/v1` answer) or as an agent hook's.
+
+As a hook (``--hook``) the command never blocks the agent: whatever goes wrong (a setting, the
+database, the server, its own input) it prints nothing on stdout, a one-line note on stderr, and
+exits 0, since a coding agent may refuse the tool call on any other status (Claude Code's
+PreToolUse hook blocks it on 2). Asking a server costs only the standard library; the database
+side is imported when the command answers from the store."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from sqlalchemy import Engine
+from ghapp.cli.base import CliError, Subparsers, current_repo
+from ghapp.cli.hookpaths import hook_paths
 
-from continual import persons
-from continual.persons import Preference
-from continual.surfaces import Handed, Target, hand_brief, hand_context
-from ghapp.api.shapes import handed_json
-from ghapp.cli.common import (
-    CliError,
-    Subparsers,
-    current_repo,
-    guarded,
-    known_repository,
-    open_engine,
-    suppress_days,
-)
-from ghapp.db import reading
-from ghapp.jobs import now_ms
-from ghapp.settings import Settings
+if TYPE_CHECKING:
+    from ghapp.settings import Settings
 
 URL_ENV = "HINDSIGHT_URL"
 TOKEN_ENV = "HINDSIGHT_TOKEN"
-HOOK_PATH_FIELDS = ("file_path", "path", "notebook_path")
+SERVER_TIMEOUT_S = 10.0
+NOTE_CHARS = 300  # the hook's note on stderr is one short line
+
+SettingsLoader = Callable[[], "Settings"]
 
 
 def _hook_input(args: argparse.Namespace) -> dict[str, Any]:
@@ -46,25 +47,6 @@ def _hook_input(args: argparse.Namespace) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _paths_of(hook: dict[str, Any]) -> list[str]:
-    tool = hook.get("tool_input")
-    if not isinstance(tool, dict):
-        return []
-    cwd = Path(str(hook.get("cwd") or "."))
-    found = []
-    for name in HOOK_PATH_FIELDS:
-        value = tool.get(name)
-        if isinstance(value, str) and value:
-            path = Path(value)
-            if path.is_absolute():
-                try:
-                    path = path.relative_to(cwd)
-                except ValueError:
-                    continue
-            found.append(path.as_posix())
-    return found
-
-
 def _print_hook(hook: dict[str, Any], text: str, event: str) -> None:
     if not text:
         return
@@ -72,86 +54,129 @@ def _print_hook(hook: dict[str, Any], text: str, event: str) -> None:
     print(json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}))
 
 
+def _server_url(args: argparse.Namespace) -> str:
+    return str(args.url or os.environ.get(URL_ENV, "")).rstrip("/")
+
+
 def _ask_server(args: argparse.Namespace, call: str, params: dict[str, Any]) -> dict[str, Any]:
-    url = (args.url or os.environ.get(URL_ENV, "")).rstrip("/")
+    url = _server_url(args)
     secret = args.token or os.environ.get(TOKEN_ENV)
     if not secret:
         raise CliError(f"asking {url} needs a token: pass --token or set {TOKEN_ENV}")
+    request = urllib.request.Request(
+        f"{url}/v1/{call}?{urllib.parse.urlencode(params, doseq=True)}",
+        headers={"authorization": f"Bearer {secret}", "accept": "application/json"},
+    )
     try:
-        response = httpx.get(
-            f"{url}/v1/{call}",
-            params=params,
-            headers={"authorization": f"Bearer {secret}"},
-            timeout=10,
-        )
-    except httpx.HTTPError as exc:
-        raise CliError(f"could not reach {url}: {type(exc).__name__}") from None
-    body: dict[str, Any] = response.json() if response.content else {}
-    if not response.is_success:
-        message = body.get("error", {}).get("message", response.text)
-        raise CliError(f"{url} answered {response.status_code}: {message}")
+        with urllib.request.urlopen(request, timeout=SERVER_TIMEOUT_S) as response:
+            status, raw = int(response.status), response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise CliError(f"could not reach {url}: {reason}") from None
+    try:
+        body = json.loads(raw) if raw else {}
+    except ValueError:
+        body = {}
+    if not isinstance(body, dict):
+        body = {}
+    if not 200 <= status < 300:
+        error = body.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        shown = message or raw[:200].decode("utf-8", "replace")
+        raise CliError(f"{url} answered {status}: {shown}")
+    if not isinstance(body.get("text"), str):
+        raise CliError(f"{url} did not answer as a Hindsight server does (no text)")
     return body
 
 
-def _local_person(
-    engine: Engine, target: Target, login: str | None
-) -> tuple[Preference, int | None]:
-    if login is None:
-        return Preference(), None
-    with reading(engine) as conn:
-        person_id = persons.person_id_of(conn, target.account_id, login)
-        card = Preference() if person_id is None else persons.get_preference(conn, person_id)
-    return card, person_id
+def _ask_store(
+    args: argparse.Namespace,
+    settings: Settings,
+    surface: str,
+    repo: str,
+    session: str,
+    *,
+    paths: list[str],
+    names: list[str],
+    words: list[str],
+) -> dict[str, Any]:
+    """The answer from the store itself: the `/v1` answer's shape, as the server would give it."""
+    from continual import persons
+    from continual.persons import Preference
+    from continual.surfaces import Handed, hand_brief, hand_context
+    from ghapp.cli.common import known_repository, open_engine, suppress_days
+    from ghapp.db import reading
+
+    # A hook reads the store as it is: checking or running migrations is `serve`'s part.
+    with open_engine(settings, ready=not args.hook) as engine:
+        target = known_repository(engine, repo)
+        card, person_id = Preference(), None
+        if args.person is not None:
+            with reading(engine) as conn:
+                person_id = persons.person_id_of(conn, target.account_id, args.person)
+                if person_id is not None:
+                    card = persons.get_preference(conn, person_id)
+        common: dict[str, Any] = {
+            "session_id": session,
+            "preference": card,
+            "person_id": person_id,
+            "now": time.time_ns() // 1_000_000,
+            "suppress_days": suppress_days(settings),
+        }
+        handed: Handed
+        if surface == "context":
+            handed = hand_context(
+                engine,
+                settings.store_dir,
+                target,
+                paths=paths,
+                identifiers=names,
+                words=words,
+                max_tokens=settings.hook_injection_tokens,
+                **common,
+            )
+        else:
+            handed = hand_brief(
+                engine,
+                settings.store_dir,
+                target,
+                max_tokens=settings.call_injection_tokens,
+                **common,
+            )
+    if args.json:
+        from ghapp.api.shapes import handed_json
+
+        return handed_json(target, handed)
+    return {"text": handed.text}
 
 
-def _hand(args: argparse.Namespace, settings: Settings, surface: str) -> int:
+def _hand(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
     hook = _hook_input(args)
-    repo = args.repo or current_repo(Path(str(hook.get("cwd") or Path.cwd())))
+    cwd = Path(str(hook.get("cwd") or Path.cwd()))
+    repo = args.repo or current_repo(cwd)
     session = args.session or hook.get("session_id") or f"cli-{uuid.uuid4().hex[:12]}"
-    paths = [*(args.path or []), *_paths_of(hook)] if surface == "context" else []
-    names = list(args.identifier or []) if surface == "context" else []
-    words = list(args.word or []) if surface == "context" else []
-    if surface == "context" and not (paths or names or words):
+    context = surface == "context"
+    paths = [*(args.path or []), *hook_paths(hook)] if context else []
+    names = list(args.identifier or []) if context else []
+    words = list(args.word or []) if context else []
+    if context and not (paths or names or words):
         if args.hook:
             return 0  # a tool call that touches no path: nothing to push
         raise CliError("give --path, --identifier or --word: what the tool call touches")
-    if args.url or os.environ.get(URL_ENV):
-        params: dict[str, Any] = {"repo": repo, "session": session}
-        if surface == "context":
+    if _server_url(args):
+        params: dict[str, Any] = {"repo": repo, "session": str(session)}
+        if context:
             params.update(path=paths, identifier=names, word=words)
         body = _ask_server(args, surface, params)
     else:
-        with open_engine(settings) as engine:
-            target = known_repository(engine, repo)
-            card, person_id = _local_person(engine, target, args.person)
-            common: dict[str, Any] = {
-                "session_id": session,
-                "preference": card,
-                "person_id": person_id,
-                "now": now_ms(),
-                "suppress_days": suppress_days(settings),
-            }
-            handed: Handed
-            if surface == "context":
-                handed = hand_context(
-                    engine,
-                    settings.store_dir,
-                    target,
-                    paths=paths,
-                    identifiers=names,
-                    words=words,
-                    max_tokens=settings.hook_injection_tokens,
-                    **common,
-                )
-            else:
-                handed = hand_brief(
-                    engine,
-                    settings.store_dir,
-                    target,
-                    max_tokens=settings.call_injection_tokens,
-                    **common,
-                )
-            body = handed_json(target, handed)
+        settings = load()
+        if args.hook:  # a hook's stderr is for what went wrong, not for every handing
+            logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
+        body = _ask_store(
+            args, settings, surface, repo, str(session), paths=paths, names=names, words=words
+        )
     if args.json:
         print(json.dumps(body, indent=2, sort_keys=True))
     elif args.hook:
@@ -161,12 +186,52 @@ def _hand(args: argparse.Namespace, settings: Settings, surface: str) -> int:
     return 0
 
 
-def cmd_brief(args: argparse.Namespace, settings: Settings) -> int:
-    return guarded(lambda: _hand(args, settings, "brief"))
+def _note(exc: BaseException) -> str:
+    """One short line saying what went wrong, without a traceback."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    if not isinstance(exc, CliError) and type(exc).__name__ not in text:
+        text = f"{type(exc).__name__}: {text}" if lines else text
+    return text[:NOTE_CHARS]
 
 
-def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
-    return guarded(lambda: _hand(args, settings, "context"))
+def _as_hook(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
+    """Run as a hook: exit 0 whatever happens, with a note on stderr when it went wrong."""
+    try:
+        return _hand(args, load, surface)
+    except BaseException as exc:  # a hook never blocks the agent, whatever went wrong
+        print(
+            f"hindsight {surface} --hook: no lessons for this call ({_note(exc)})",
+            file=sys.stderr,
+        )
+        return 0
+
+
+def _as_command(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
+    """Run from a prompt: a problem the user can fix is one line, exit 1 (a setting: 2)."""
+    try:
+        return _hand(args, load, surface)
+    except CliError as exc:
+        print(f"hindsight: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        from continual.persons import NotFound
+        from ghapp.db import NotMigrated
+        from ghapp.settings import SettingsError
+        from review.config import ConfigError
+
+        if isinstance(exc, ConfigError | NotFound | SettingsError | NotMigrated):
+            print(f"hindsight: {exc}", file=sys.stderr)
+            return 1 if isinstance(exc, ConfigError | NotFound) else 2
+        raise
+
+
+def cmd_brief(args: argparse.Namespace, load: SettingsLoader) -> int:
+    return (_as_hook if args.hook else _as_command)(args, load, "brief")
+
+
+def cmd_context(args: argparse.Namespace, load: SettingsLoader) -> int:
+    return (_as_hook if args.hook else _as_command)(args, load, "context")
 
 
 def _agent_options(parser: argparse.ArgumentParser) -> None:
@@ -179,18 +244,30 @@ def _agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hook",
         action="store_true",
-        help="read an agent hook's JSON on stdin; print additionalContext JSON",
+        help="read an agent hook's JSON on stdin; print additionalContext JSON; never fail",
     )
+    parser.set_defaults(own_settings=True)
 
 
 def add_brief(commands: Subparsers) -> None:
-    brief = commands.add_parser("brief", help="print the brief for an agent's session start")
+    brief = commands.add_parser(
+        "brief",
+        help="print the brief for an agent's session start",
+        description="The lessons of the repository an agent's session starts with, from the "
+        "database here or from a running server (--url); as a SessionStart hook with --hook.",
+    )
     _agent_options(brief)
     brief.set_defaults(run=cmd_brief)
 
 
 def add_context(commands: Subparsers) -> None:
-    context = commands.add_parser("context", help="print a context push for one tool call")
+    context = commands.add_parser(
+        "context",
+        help="print a context push for one tool call",
+        description="The lessons one tool call's paths and names retrieve that the session "
+        "does not hold yet; as a PreToolUse hook with --hook (paths read from the tool's "
+        "input, shell commands included, against the working directory and the workspace).",
+    )
     _agent_options(context)
     context.add_argument("--path", action="append", help="a path the tool call touches")
     context.add_argument("--identifier", action="append", help="a name the tool call touches")

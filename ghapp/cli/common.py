@@ -4,14 +4,10 @@ the lessons a command shows."""
 
 from __future__ import annotations
 
-import argparse
-import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeAlias
 
 from sqlalchemy import Connection, Engine, select
 from sqlalchemy.engine import make_url
@@ -22,18 +18,10 @@ from continual.injections import Target, target_of
 from continual.suppression import DEFAULT_SUPPRESS_DAYS
 from continual.tables import Repository
 from continual.times import from_ms
+from ghapp.cli.base import CliError, Subparsers, current_repo, repo_from_remote
 from ghapp.db import ensure_ready, is_sqlite, make_engine, reading
 from ghapp.settings import Settings, SettingsError
 from review.config import ConfigError, load_config
-
-# What a command group registers its commands on: the `hindsight` parser's subparsers.
-Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-
-REMOTE = re.compile(r"(?:[:/])(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
-
-
-class CliError(Exception):
-    """A problem the user can fix; the message says how."""
 
 
 def guarded(action: Callable[[], int]) -> int:
@@ -75,19 +63,21 @@ def open_engine(
     """An engine for one command, migrated (SQLite) or checked, and disposed at the end.
 
     Without ``create`` a SQLite file that does not exist yet is refused (read-only commands never
-    leave an empty database behind); a database that cannot be reached is a SettingsError naming
-    HINDSIGHT_DATABASE_URL.
+    leave an empty database behind); with it, a SQLite file whose folder does not exist is
+    refused too (a mistyped path never becomes a new empty database). A database that cannot be
+    reached is a SettingsError naming HINDSIGHT_DATABASE_URL.
     """
     url = settings.database_url
-    if not create and is_sqlite(url) and not Path(make_url(url).database or "").is_file():
-        raise _no_database(url)
-    try:
-        engine = make_engine(url)
-    except OSError as exc:
-        raise SettingsError(
-            f"HINDSIGHT_DATABASE_URL: cannot create the folder of {make_url(url).database}: "
-            f"{exc.strerror}"
-        ) from None
+    if is_sqlite(url):
+        database = Path(make_url(url).database or "")
+        if not create and not database.is_file():
+            raise _no_database(url)
+        if not database.parent.is_dir():
+            raise SettingsError(
+                f"HINDSIGHT_DATABASE_URL: no folder {database.parent} for the database "
+                f"{database.name}: create it, or fix the URL ({url})"
+            )
+    engine = make_engine(url)
     try:
         try:
             with engine.connect():
@@ -107,31 +97,6 @@ def suppress_days(settings: Settings) -> int:
     if not settings.config.is_file():
         return DEFAULT_SUPPRESS_DAYS
     return load_config(settings.config).writeback.suppress_days
-
-
-def repo_from_remote(url: str) -> str | None:
-    """``owner/name`` of a GitHub remote URL (https, ssh or scp-like), or None."""
-    found = REMOTE.search(url.strip())
-    return f"{found['owner']}/{found['name']}" if found else None
-
-
-def current_repo(cwd: Path) -> str:
-    """``owner/name`` of the git remote `origin` of the checkout at ``cwd``."""
-    try:
-        out = subprocess.run(
-            ["git", "remote", "get-url", "origin"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        raise CliError(f"{cwd} has no git remote `origin`: pass --repo owner/name") from None
-    repo = repo_from_remote(out)
-    if repo is None:
-        raise CliError(f"cannot read owner/name from the remote {out.strip()!r}: pass --repo")
-    return repo
 
 
 def unknown_repository(command: str, repo: str) -> int:

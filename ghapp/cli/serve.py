@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 from pathlib import Path
 
 from ghapp.cli.common import Subparsers, open_engine
-from ghapp.db import migrate
 from ghapp.preflight import check_app_key, usable_config
-from ghapp.settings import Settings
+from ghapp.settings import LogFormat, Settings
 from review.config import ReviewConfig
 
 NO_REVIEW_HELP = "start with reviews off on purpose (no hindsight.toml needed)"
@@ -24,11 +24,25 @@ def _review_config(args: argparse.Namespace, settings: Settings) -> ReviewConfig
     return usable_config(settings.config, os.environ)
 
 
+def _banner(settings: Settings, fields: dict[str, object]) -> None:
+    """Say what is served: one text line, or one JSON record in the JSON log format."""
+    if settings.log_format is LogFormat.JSON:
+        logging.getLogger("ghapp.serve").info("serving", extra=fields)
+        return
+    print(
+        f"hindsight: serving on {fields['url']} (webhooks at /webhooks, "
+        f"worker {fields['worker']}, reviews {fields['reviews']}, app {fields['app']}, "
+        f"key {fields['key']}, database {fields['database']})",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from ghapp.app import build_deps, create_app
-    from ghapp.serving import uvicorn_config
+    from ghapp.serving import listening_socket, uvicorn_config
 
     settings.require_github()
     review_config = _review_config(args, settings)
@@ -37,17 +51,29 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     # Refuse an unreachable or unmigrated database before binding the port.
     with open_engine(settings, create=True) as engine:
         check_app_key(settings)
-        print(
-            f"hindsight: serving on http://{host}:{port} "
-            f"(webhooks at /webhooks, worker {'off' if args.no_worker else 'on'}, "
-            f"reviews {'off' if review_config is None else 'on'}, "
-            f"app {settings.github_app_id}, key {settings.key_fingerprint()})",
-            file=sys.stderr,
-        )
-        deps = build_deps(settings, engine=engine, review_config=review_config)
-        app = create_app(settings, deps=deps, run_worker=not args.no_worker)
-        config = uvicorn_config(app, settings, host=host, port=port, log_config=None)
-        uvicorn.Server(config).run()
+        try:
+            sock = listening_socket(host, port)
+        except OSError as exc:
+            print(
+                f"hindsight serve: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr
+            )
+            return 2
+        with sock:
+            _banner(
+                settings,
+                {
+                    "url": f"http://{host}:{sock.getsockname()[1]}",
+                    "worker": "off" if args.no_worker else "on",
+                    "reviews": "off" if review_config is None else "on",
+                    "app": settings.github_app_id,
+                    "key": settings.key_fingerprint(),
+                    "database": engine.url.render_as_string(hide_password=True),
+                },
+            )
+            deps = build_deps(settings, engine=engine, review_config=review_config)
+            app = create_app(settings, deps=deps, run_worker=not args.no_worker)
+            config = uvicorn_config(app, settings, host=host, port=port, log_config=None)
+            uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -84,17 +110,21 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from ghapp.db import migrate
+
     with open_engine(settings, ready=False, create=True) as engine:
-        migrate(engine)
-        print(f"hindsight: database at {engine.url.render_as_string()} is up to date")
+        applied = migrate(engine)
+        shown = engine.url.render_as_string(hide_password=True)
+        if applied:
+            plural = "migration" if applied == 1 else "migrations"
+            print(f"hindsight: applied {applied} {plural}; the database at {shown} is up to date")
+        else:
+            print(f"hindsight: the database at {shown} was already up to date (none applied)")
     return 0
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
-    import logging
     import tempfile
-
-    from ghapp.demo import run_demo
 
     logging.getLogger().setLevel(logging.INFO if args.verbose else logging.WARNING)
     if args.dir:
@@ -103,15 +133,32 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
         if any(workdir.iterdir()):
             print(f"hindsight demo: {workdir} is not empty; give an empty or new folder")
             return 2
-        return run_demo(workdir, keep=args.keep)
+        return _demo(workdir, args)
     with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as tmp:
-        return run_demo(Path(tmp), keep=args.keep)
+        return _demo(Path(tmp), args)
+
+
+def _demo(workdir: Path, args: argparse.Namespace) -> int:
+    from ghapp.demo import run_demo
+
+    try:
+        return run_demo(workdir, keep=args.keep, port=args.port)
+    except OSError as exc:
+        print(f"hindsight demo: cannot listen on 127.0.0.1:{args.port}: {exc.strerror}")
+        return 2
 
 
 def add_demo(commands: Subparsers) -> None:
     demo = commands.add_parser("demo", help="run the whole loop on a local GitHub simulator")
     demo.add_argument("--dir", help="keep the demo's database and files here (default: a temp dir)")
-    demo.add_argument("--keep", action="store_true", help="leave it running to explore /v1")
+    demo.add_argument(
+        "--keep",
+        action="store_true",
+        help="leave it running; print the /ledger URL, a sign-in token and curl lines for /v1",
+    )
+    demo.add_argument(
+        "--port", type=int, default=0, help="the app's loopback port (default: any free one)"
+    )
     demo.add_argument("--verbose", action="store_true", help="show the app's logs")
     demo.set_defaults(run=cmd_demo)
 

@@ -9,7 +9,7 @@ import webbrowser
 from pathlib import Path
 
 from ghapp.cli.common import Subparsers
-from ghapp.cli.template import HINDSIGHT_TOML
+from ghapp.cli.template import hindsight_toml
 from ghapp.loopback import LoopbackServer, bind
 from ghapp.registration import (
     MANIFEST,
@@ -89,9 +89,10 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HINDSIGHT_TOML, encoding="utf-8")
-    print(f"wrote {path}: keep the seats you will use, set their key variables, then run")
-    print("`hindsight serve` (it checks the file and names any problem before it starts)")
+    path.write_text(hindsight_toml(sys.executable), encoding="utf-8")
+    print(f"wrote {path}: it starts as written, with the example seat (no key needed); add the")
+    print("seats you will use and their key variables, then run `hindsight serve` (it checks")
+    print("the file and names any problem before it starts)")
     return 0
 
 

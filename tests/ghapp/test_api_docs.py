@@ -132,13 +132,12 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
         "HINDSIGHT_URL": live.url,
         "HINDSIGHT_TOKEN": secret,
         "SESSION_ID": session,
+        # What the docs read from the API first (test_api_docs_demo.py runs those lines).
+        "LESSON_ID": entry.id,
+        "LESSON_REVISION": str(entry.revision),
+        "REVIEW_ID": first_review,
     }
-    values = {
-        "octo-org/app": REPO,
-        "e_3f…": entry.id,
-        "rev_…": first_review,
-        '"expected_revision": 2': f'"expected_revision": {entry.revision}',
-    }
+    values = {"demo-org/payments": REPO, "src/payments/charge.py": "src/app.py"}
 
     found = blocks()
     ran: list[str] = []
@@ -176,7 +175,7 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
     forget = next(c for c in ran if "/v1/sessions/" in c)
     status, twice = run_curl(forget, env, values)
     assert status == 200 and set(twice["deleted"].values()) == {0}, "a review's session: zeros"
-    agent = forget.replace("rev_…", session)
+    agent = forget.replace("$REVIEW_ID", session)
     status, gone = run_curl(agent, env, values)
     assert status == 200 and gone["deleted"]["injections"] >= 1
     status, unknown = run_curl(agent, env, values)

@@ -71,8 +71,11 @@ def test_demo_refuses_a_folder_with_files(tmp_path: Path) -> None:
 
 
 def test_keep_leaves_the_app_up_with_a_working_token(tmp_path: Path) -> None:
+    from tests.support.processes import free_port
+
+    port = free_port()
     process = subprocess.Popen(
-        ["hindsight", "demo", "--keep", "--dir", str(tmp_path / "demo")],
+        ["hindsight", "demo", "--keep", "--port", str(port), "--dir", str(tmp_path / "demo")],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -88,6 +91,10 @@ def test_keep_leaves_the_app_up_with_a_working_token(tmp_path: Path) -> None:
         url = re.search(r"export HINDSIGHT_URL=(\S+) HINDSIGHT_TOKEN=(\S+)", text)
         assert url is not None, text
         base, token = url.groups()
+        assert base == f"http://127.0.0.1:{port}"
+        assert f"open {base}/ledger and sign in with that token" in text
+        page = httpx.get(f"{base}/ledger", timeout=10, follow_redirects=True)
+        assert page.status_code == 200, "the ledger (its sign-in page) answers"
         headers = {"authorization": f"Bearer {token}"}
         recall = httpx.get(f"{base}/v1/recall", headers=headers, timeout=10)
         assert recall.status_code == 200

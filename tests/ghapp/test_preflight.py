@@ -26,6 +26,16 @@ from tests.support.web import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
+SEAT = json.dumps(["python3", "-m", "review.example_seat"])
+SEAT_KEYS = r"\[\[seats\]\]|name|lab|kind|model|base_url|api_key_env|max_tokens|timeout_s"
+
+
+def with_model_seats() -> str:
+    """The template with its two model seats uncommented, as a person adds them."""
+    head, rest = HINDSIGHT_TOML.split("# Any OpenAI", 1)
+    seats, tail = rest.split("# --- Lenses", 1)
+    seats = re.sub(rf"(?m)^# ((?:{SEAT_KEYS})(?: |$))", r"\1", seats)
+    return f"{head}# Any OpenAI{seats}# --- Lenses{tail}"
 
 
 def environment(tmp_path: Path, config: Path, **extra: str) -> dict[str, str]:
@@ -86,16 +96,20 @@ def test_an_unknown_judge_seat_and_a_missing_key_are_named(tmp_path: Path) -> No
     err = refused(["serve"], environment(tmp_path, config, **KEYS), tmp_path)
     assert "decisions.judge must name a configured seat, got 'gamma'" in err
 
-    config.write_text(HINDSIGHT_TOML)
+    config.write_text(with_model_seats())
     env = environment(tmp_path, config, OPENAI_API_KEY="sk-test")
     err = refused(["worker", "--until-idle"], env, tmp_path)
     assert f"{config}: seats[2] (anthropic): the environment variable ANTHROPIC_API_KEY" in err
     assert "OPENAI_API_KEY" not in err
 
 
-def test_the_written_configuration_passes_once_its_keys_are_set(tmp_path: Path) -> None:
+def test_the_written_configuration_starts_as_written(tmp_path: Path) -> None:
+    """As written, its one seat is the installed example, needing no key; the model seats a
+    person uncomments need theirs."""
     config = tmp_path / "hindsight.toml"
     config.write_text(HINDSIGHT_TOML)
+    assert [seat.name for seat in usable_config(config, {}, cwd=tmp_path).seats] == ["local"]
+    config.write_text(with_model_seats())
     with pytest.raises(ConfigError) as failure:
         usable_config(config, {}, cwd=ROOT)
     assert len(failure.value.problems) == 2, "both HTTP seats' variables are named"
@@ -104,26 +118,14 @@ def test_the_written_configuration_passes_once_its_keys_are_set(tmp_path: Path) 
 
 
 def test_a_command_seat_that_cannot_start_is_named(tmp_path: Path) -> None:
-    """The template's example seat is a path in the clone: from another folder it is missing,
-    and so is a program that is not installed."""
+    """A program that is not installed, or not executable, is named."""
     config = tmp_path / "hindsight.toml"
-    config.write_text(HINDSIGHT_TOML)
-    with pytest.raises(ConfigError) as failure:
-        usable_config(config, KEYS, cwd=tmp_path)
-    assert failure.value.problems == (
-        f"seats[0] (local): examples/seat_example.py does not exist in {tmp_path}; "
-        "give its full path",
-    )
-    config.write_text(
-        HINDSIGHT_TOML.replace('["python3", "examples/seat_example.py"]', '["no-such-seat-x"]')
-    )
+    config.write_text(HINDSIGHT_TOML.replace(SEAT, '["no-such-seat-x"]'))
     err = refused(["serve"], environment(tmp_path, config, **KEYS), tmp_path)
     assert "seats[0] (local): the program 'no-such-seat-x' is not found" in err
     script = tmp_path / "seat.sh"
     script.write_text("#!/bin/sh\n")
-    config.write_text(
-        HINDSIGHT_TOML.replace('["python3", "examples/seat_example.py"]', '["./seat.sh"]')
-    )
+    config.write_text(HINDSIGHT_TOML.replace(SEAT, '["./seat.sh"]'))
     with pytest.raises(ConfigError, match=re.escape("'./seat.sh' is not found")):
         usable_config(config, KEYS, cwd=tmp_path)  # not executable
     script.chmod(0o755)
@@ -134,8 +136,7 @@ def test_a_seat_that_requires_the_sandbox_stops_the_start_where_none_works(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     config = tmp_path / "hindsight.toml"
-    local = '["python3", "examples/seat_example.py"]'
-    config.write_text(HINDSIGHT_TOML.replace(local, f'{local}\nsandbox = "required"'))
+    config.write_text(HINDSIGHT_TOML.replace(SEAT, f'{SEAT}\nsandbox = "required"'))
     missing = Sandbox(Isolation.NONE, "'bwrap' not found: install bubblewrap")
     with pytest.raises(ConfigError) as failure:
         usable_config(config, KEYS, cwd=ROOT, sandbox=missing)
@@ -166,15 +167,20 @@ def test_serve_logs_plain_text_or_json(tmp_path: Path, log_format: str) -> None:
     finally:
         output = stop(server)
     assert "\x1b[" not in output and "color_message" not in output
-    lines = [line for line in output.splitlines() if line and not line.startswith("hindsight: ")]
-    assert any("Uvicorn running" in line for line in lines), output
+    lines = [line for line in output.splitlines() if line]
     assert any("/healthz" in line for line in lines), "the access log is there"
+    database = f"sqlite:///{tmp_path / 'h.db'}"
     if log_format == "json":
-        records = [json.loads(line) for line in lines]
+        records = [json.loads(line) for line in lines]  # the banner too: no text line at all
         assert {"time", "level", "logger", "message"} <= set(records[0])
-        assert any(r["logger"] == "uvicorn.access" for r in records)
+        banner = next(r for r in records if r["message"] == "serving")
+        assert banner["url"] == url and banner["database"] == database
+        access = [r for r in records if r["logger"] == "uvicorn.access"]
+        assert {"method": "GET", "path": "/healthz", "status": 200}.items() <= access[-1].items()
     else:
         assert all(not line.startswith("{") for line in lines)
+        banner = next(line for line in lines if line.startswith("hindsight: serving on "))
+        assert url in banner and f"database {database}" in banner
 
 
 def test_a_key_that_is_not_the_apps_stops_serve_and_worker(tmp_path: Path) -> None:
@@ -213,3 +219,23 @@ def test_the_apps_own_key_passes_and_an_unreachable_github_is_only_logged(
         assert check_app_key(away, timeout_s=5) is None
     said = [r.message for r in caplog.records if r.name == "ghapp.preflight"]
     assert said == ["app key not checked: GitHub could not be asked"]
+
+
+def test_a_busy_port_is_one_error_and_no_banner(tmp_path: Path) -> None:
+    """`serve` binds before it says it serves: a port in use is refused without a banner."""
+    with GitHubSimulator(app_id=APP_ID, public_key_pem=app_key().public_pem) as sim:
+        busy = int(sim.base_url.rsplit(":", 1)[1])
+        env = environment(tmp_path, tmp_path / "absent.toml", HINDSIGHT_GITHUB_API_URL=sim.base_url)
+        result = subprocess.run(
+            [sys.executable, "-m", "ghapp.cli", "serve", "--no-review", "--port", str(busy)],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 2, result.stderr
+    assert "serving on" not in result.stderr and "Traceback" not in result.stderr
+    assert f"hindsight serve: cannot listen on 127.0.0.1:{busy}: Address already in use" in (
+        result.stderr
+    )

@@ -1,11 +1,10 @@
 """The README's "Run it on GitHub", followed to the letter in an empty folder against the
-simulator: `hindsight setup` in a browser, `hindsight init`, the person's edit of the seats,
+simulator: `hindsight setup` in a browser, `hindsight init` (as written, no edit),
 `hindsight serve`; then the app is installed, a pull request opens, and its review is posted."""
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import wait_for
 
 README = ROOT / "README.md"
-SEAT = ROOT / "examples" / "seat_example.py"
 
 
 def _readme_commands() -> list[list[str]]:
@@ -27,16 +25,6 @@ def _readme_commands() -> list[list[str]]:
     section = text.split("## Run it on GitHub", 1)[1]
     block = section.split("```sh", 1)[1].split("```", 1)[0]
     return [line.split("#", 1)[0].split() for line in block.strip().splitlines()]
-
-
-def _person_edits(config: Path) -> None:
-    """What the template asks of its reader: keep the seats you use, delete the others. Here the
-    command seat stays (its example program named by absolute path, as this folder is not the
-    clone); the two model seats, whose keys this machine has not, go."""
-    blocks = re.split(r"(?m)^(?=\[\[seats\]\]|# --- Lenses)", config.read_text())
-    kept = [b for b in blocks if not re.search(r'(?m)^kind = "(openai|anthropic)"', b)]
-    text = "".join(kept).replace('"examples/seat_example.py"', f'"{SEAT}"')
-    config.write_text(text)
 
 
 def _environment() -> dict[str, str]:
@@ -83,8 +71,7 @@ def test_the_readme_takes_an_empty_folder_to_a_reviewed_pull_request(
         )
         assert init.returncode == 0, init.stderr
         config = folder / "hindsight.toml"
-        _person_edits(config)
-        assert 'kind = "command"' in config.read_text()
+        assert 'kind = "command"' in config.read_text(), "the template starts as written"
 
         # 3. Run it.
         server = start([*serve_args[1:], "--port", str(port)], env, folder)

@@ -594,9 +594,13 @@ def test_http_seats_share_an_injected_client() -> None:
 
 
 def test_documented_example_seat_runs_as_a_command_seat() -> None:
-    example = Path(__file__).resolve().parents[2] / "examples" / "seat_example.py"
     seat = make_seat(
-        SeatConfig("printer", "local", SeatKind.COMMAND, command=(sys.executable, str(example)))
+        SeatConfig(
+            "printer",
+            "local",
+            SeatKind.COMMAND,
+            command=(sys.executable, "-m", "review.example_seat"),
+        )
     )
     patch = "@@ -1,2 +1,3 @@\n import os\n+print(os.getcwd())\n x = 1\n"
     result = asyncio.run(seat.call(make_request(patch=patch), timeout_s=30))

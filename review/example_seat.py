@@ -1,13 +1,13 @@
 """An example command seat: flags debugging ``print(`` calls added to Python files.
 
-Configure it in hindsight.toml:
+`hindsight init` configures it in hindsight.toml, run by the interpreter Hindsight runs on:
 
     [[seats]]
-    name = "print-finder"
+    name = "local"
     lab = "local"
     kind = "command"
-    command = ["python3", "examples/seat_example.py"]
-    timeout_s = 30
+    command = ["/path/to/python3", "-m", "review.example_seat"]
+    timeout_s = 120
 
 It reads one ``hindsight.call/1`` request on stdin and writes one result on stdout. A real seat
 would send ``request["prompt"]`` to a model and print the JSON object the model answers.

@@ -1,0 +1,121 @@
+"""Agent hook benchmark: a cold `hindsight context --hook` process, as a coding agent starts one
+before every Read and Edit, against a bare `python -c pass` process measured beside it.
+
+Run: `python bench/hook.py [--runs N]`. A git checkout of a repository with one active lesson on
+`src/app.py`; each round starts three processes in turn (bare Python, the hook asking a running
+server, the hook answering from the local SQLite store), each with the PreToolUse JSON of a Read
+of `src/app.py` on stdin, and checks that both hooks handed the lesson. Bars: the p95 of each
+hook in milliseconds, and its ratio to the bare process's p95 in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import bar, percentile
+from ghapp.db import make_engine, migrate
+from ghapp.jobs import now_ms
+from tests.support.recall import Clock, accept, api, seed, token
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER_P95_MS = 150.0
+STORE_P95_MS = 300.0
+# On a quiet machine a bare interpreter starts in about 20 ms: the bars above, as ratios to it.
+SERVER_RATIO = 7.5
+STORE_RATIO = 15.0
+
+
+def checkout(folder: Path) -> Path:
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "app.py").write_text("print('hi')\n")
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    subprocess.run(
+        ["git", "remote", "add", "origin", "git@github.com:octo/app.git"], cwd=folder, check=True
+    )
+    return folder
+
+
+def timed(command: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    result = subprocess.run(command, input=stdin, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = (time.perf_counter() - started) * 1000
+    if result.returncode != 0:
+        raise SystemExit(f"{command[1:]} exited {result.returncode}: {result.stderr[-500:]}")
+    return elapsed, result.stdout
+
+
+def pre_tool(repo: Path, session: str) -> str:
+    """The hook's input for a Read of src/app.py, in a new session (so the lesson is handed)."""
+    return json.dumps(
+        {
+            "session_id": session,
+            "hook_event_name": "PreToolUse",
+            "cwd": str(repo),
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(repo / "src" / "app.py")},
+        }
+    )
+
+
+def handed(stdout: str) -> bool:
+    return "parse_config" in stdout and "additionalContext" in stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=40, help="rounds of the three processes")
+    args = parser.parse_args()
+    hindsight = [sys.executable, "-m", "ghapp.cli", "context", "--hook"]
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        repo = checkout(folder / "checkout")
+        database_url = f"sqlite:///{folder / 'hindsight.db'}"
+        engine = make_engine(database_url)
+        migrate(engine)
+        org = seed(engine, 1, "octo", "app")
+        accept(engine, org, "octo/app", at=now_ms())
+        secret = token(engine, "octo", "mona", now=now_ms())
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
+        env.update(
+            PYTHONPATH=str(ROOT),
+            HINDSIGHT_DATABASE_URL=database_url,
+            HINDSIGHT_STORE_DIR=str(folder / "store"),
+        )
+        times: dict[str, list[float]] = {"bare": [], "server": [], "store": []}
+        with api(engine, folder / "served", Clock(now_ms())) as url:
+            served = {**env, "HINDSIGHT_URL": url, "HINDSIGHT_TOKEN": secret}
+            for index in range(args.runs + 2):  # two warm-up rounds (the page cache)
+                bare, _ = timed([sys.executable, "-c", "pass"], pre_tool(repo, "b"), repo, env)
+                server, from_server = timed(hindsight, pre_tool(repo, f"a{index}"), repo, served)
+                store, from_store = timed(hindsight, pre_tool(repo, f"s{index}"), repo, env)
+                if not (handed(from_server) and handed(from_store)):
+                    raise SystemExit(f"a hook handed no lesson: {from_server!r} {from_store!r}")
+                if index >= 2:
+                    times["bare"].append(bare)
+                    times["server"].append(server)
+                    times["store"].append(store)
+        engine.dispose()
+    p95 = {name: percentile(values, 95) for name, values in times.items()}
+    p50 = {name: percentile(values, 50) for name, values in times.items()}
+    for name in times:
+        print(f"{name:<7} p50 {p50[name]:7.1f} ms   p95 {p95[name]:7.1f} ms   ({args.runs} runs)")
+    print(bar("hook-cold-ms server p95", round(p95["server"], 1), "ms", "<=", SERVER_P95_MS))
+    print(bar("hook-cold-ms store p95", round(p95["store"], 1), "ms", "<=", STORE_P95_MS))
+    print(
+        bar("hook-cold server/bare", round(p95["server"] / p95["bare"], 2), "x", "<=", SERVER_RATIO)
+    )
+    print(bar("hook-cold store/bare", round(p95["store"] / p95["bare"], 2), "x", "<=", STORE_RATIO))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
