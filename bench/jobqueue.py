@@ -40,8 +40,8 @@ from ghapp.settings import Settings  # noqa: E402
 from ghapp.worker import Worker  # noqa: E402
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-# The worker against the bare loop: both make about two durable commits per job, so the worker is
-# expected to clear jobs at least as fast as the bare loop: its settles share commits.
+# The bare loop makes two durable commits a job; the worker, whose settles share commits, about
+# one: it is expected to clear a backlog at least as fast.
 RATIO_TARGET = 1.0
 
 
