@@ -10,11 +10,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
+def shown(value: float) -> str:
+    """A figure as printed in a bar: three decimals at most, no trailing zeros, thousands apart."""
+    if isinstance(value, float) and abs(value) < 10:
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    return f"{round(value):,}"
+
+
 def bar(name: str, value: float, unit: str, op: str, target: float) -> str:
     """One line per bar, the same form in every benchmark."""
     ok = {"<=": value <= target, ">=": value >= target, "==": value == target}[op]
-    shown = f"{value:.3f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
-    return f"bar {name}: {shown} {unit} (target {op} {target:g}) {'PASS' if ok else 'FAIL'}"
+    figure = f"{value:.3f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+    return f"bar {name}: {figure} {unit} (target {op} {target:g}) {'PASS' if ok else 'FAIL'}"
+
+
+def ratio_bar(name: str, value: float, baseline: float, unit: str, op: str, target: float) -> str:
+    """A bar on `value / baseline`, both measured in the same run; the absolute figures beside it."""
+    ratio = round(value / baseline, 3) if baseline else float("inf")
+    return bar(name, ratio, f"x [{shown(value)} {unit} against {shown(baseline)}]", op, target)
 
 
 def pin(cpu: int) -> None:

@@ -26,7 +26,7 @@ from sqlalchemy import text
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import bar, http_post, percentile, pin, run_load  # noqa: E402
+from bench.common import bar, http_post, percentile, pin, ratio_bar, run_load  # noqa: E402
 from ghapp.db import make_engine  # noqa: E402
 from ghapp.signature import sign  # noqa: E402
 
@@ -144,14 +144,15 @@ def main() -> int:
         print(f"  same-work starlette : {same.summary()}")  # type: ignore[attr-defined]
         app, stored = measure("app", args.seconds, args.connections, workdir)
         print(f"  hindsight           : {app.summary()}")  # type: ignore[attr-defined]
-    to_same = app.rate / same.rate if same.rate else 0.0  # type: ignore[attr-defined]
     to_bare = app.rate / bare.rate if bare.rate else 0.0  # type: ignore[attr-defined]
     print(f"  hindsight / body-only: {to_bare:.2f} x (informative, not a bar)")
     p99 = percentile(app.latencies_ms, 99)  # type: ignore[attr-defined]
+    same_p99 = percentile(same.latencies_ms, 99)  # type: ignore[attr-defined]
     lines = [
-        bar("ingress-acks", round(app.rate), "acks/s", ">=", 1000),  # type: ignore[attr-defined]
-        bar("ingress-p99", round(p99, 1), "ms", "<=", 50),
-        bar("ingress-vs-same-work", round(to_same, 2), "x", ">=", 0.8),
+        # Acknowledgements a second and GitHub's wait for its 202, against the bare endpoint
+        # doing the same durable work on the same core in the same run.
+        ratio_bar("ingress-vs-same-work", app.rate, same.rate, "acks/s", ">=", 0.8),  # type: ignore[attr-defined]
+        ratio_bar("ingress-p99-vs-same-work", p99, same_p99, "ms p99", "<=", 1.5),
         bar("ingress-non-2xx", app.non_2xx, "responses", "==", 0),  # type: ignore[attr-defined]
         bar("ingress-durable", stored or 0, "(1 when stored == acknowledged)", "==", 1),
     ]

@@ -13,13 +13,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import ratio_bar
 from continual.associations import associate
 from continual.recall.cards import Card
 from continual.recall.index import RecallIndex
 from continual.recall.scan import scan
 
 SEED = 20240611
-TARGET_P95_MS = 5.0
+# The index's p95 at most a hundredth of the naive scan's over the same cards (SPEC §11).
+MAX_SCAN_SHARE = 0.01
 LIMIT = 20  # the default lesson cap of a review
 REPEATS = 3  # timings per query; the fastest is kept
 VOCABULARY = 1200  # distinct specific terms; picked with a heavy head, so a few are everywhere
@@ -206,9 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         f"rankings identical: {len(subset) - mismatches}/{len(subset)}"
     )
 
-    print(_bar("recall-p95", p95, "ms", "<=", TARGET_P95_MS, p95 <= TARGET_P95_MS))
+    # The index's p95 against the naive scan of the same cards, on the scanned queries.
+    versus_scan = ratio_bar(
+        "recall-p95-vs-scan", p95, _percentile(scan_ms, 0.95), "ms p95", "<=", MAX_SCAN_SHARE
+    )
+    print(versus_scan)
     print(_bar("recall-rankings-match-scan", mismatches, "mismatches", "<=", 0, mismatches == 0))
-    return 0 if p95 <= TARGET_P95_MS and mismatches == 0 else 1
+    return 0 if versus_scan.endswith("PASS") and mismatches == 0 else 1
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Run every benchmark of bench/ and print one table of the bars (docs/performance.md) they measured.
 
+Every timing bar is a ratio to a baseline measured in the same run, its absolute figures beside it.
+
 Run: `python bench/run_all.py [--quick]`. Each benchmark runs in its own process; its `bar …`
 lines are collected into the table, and the exit status is non-zero when any bar fails.
 """
@@ -22,8 +24,12 @@ BAR = re.compile(
 BENCHMARKS = {
     "ingress": (["bench/ingress.py", "--seconds", "60"], ["bench/ingress.py", "--seconds", "10"]),
     "door": (["bench/door.py", "--seconds", "15"], ["bench/door.py", "--seconds", "6"]),
-    "jobqueue": (["bench/jobqueue.py", "--jobs", "5000"], ["bench/jobqueue.py", "--jobs", "2000"]),
+    "jobqueue": (["bench/jobqueue.py", "--jobs", "3000"], ["bench/jobqueue.py", "--jobs", "1000"]),
     "recall": (["bench/recall.py"], ["bench/recall.py", "--entries", "100000", "--queries", "100"]),
+    "surfaces": (
+        ["bench/surfaces.py"],
+        ["bench/surfaces.py", "--entries", "100000", "--queries", "100"],
+    ),
     "recall_live": (
         ["bench/recall_live.py"],
         ["bench/recall_live.py", "--entries", "100000", "--queries", "100", "--changes", "100"],
@@ -75,11 +81,11 @@ def main() -> int:
             print(result.stderr[-2000:], file=sys.stderr)
         rows += [(name, bar) for bar in found]
         print(f"   ({time.monotonic() - started:.0f} s)\n", flush=True)
-    print(f"Bars — {machine()}")
-    print(f"{'benchmark':<10} {'bar':<34} {'measured':>22}  {'target':<14} result")
+    print(f"Bars — {machine()}; a ratio's absolute figures (this run) stand in brackets")
+    print(f"{'benchmark':<14} {'bar':<30} {'target':<10} {'result':<6} measured")
     for name, bar in rows:
         measured = f"{bar['value']} {bar['unit']}"
-        print(f"{name:<10} {bar['name']:<34} {measured:>22}  {bar['target']:<14} {bar['verdict']}")
+        print(f"{name:<14} {bar['name']:<30} {bar['target']:<10} {bar['verdict']:<6} {measured}")
     for failure in failures:
         print(f"missing: {failure}")
     failed = [bar for _, bar in rows if bar["verdict"] == "FAIL"]

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import Engine  # noqa: E402
 
-from bench.common import bar, percentile, pin  # noqa: E402
+from bench.common import percentile, pin, ratio_bar  # noqa: E402
 from bench.recall import REPOSITORIES, build_workload  # noqa: E402
 from continual.injections import Target  # noqa: E402
 from continual.lifecycle import CONFIRMATION_TTL_MS, DAY_MS  # noqa: E402
@@ -211,7 +211,9 @@ def main() -> int:
         f"p95 {p95:.2f} ms, mean {statistics.fmean(pushed):.2f} ms; {handed / len(pushed):.1f} lessons a push\n"
         f"  snapshot builds: {cache.builds} (the records change no entry)"
     )
-    lines = [bar("recall-context-push-p95", round(p95, 2), "ms", "<=", 2.5)]
+    # The push through the API's snapshot cache against the search alone (SPEC §11: 2.5 ms
+    # against 1 ms).
+    lines = [ratio_bar("recall-push-vs-search", p95, percentile(searched, 95), "ms p95", "<=", 2.5)]
     print("\n".join(lines))
     return 0 if all(line.endswith("PASS") for line in lines) else 1
 

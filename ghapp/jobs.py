@@ -14,6 +14,7 @@ from sqlalchemy import Connection, Engine, func, insert, select, text, update
 
 from continual.secrets import redact
 from ghapp.db import reading
+from ghapp.group_commit import GroupCommit
 from ghapp.tables import Job, JobState
 
 if TYPE_CHECKING:
@@ -236,6 +237,7 @@ class JobQueue:
         if engine.dialect.name == "postgresql":
             candidate += " FOR UPDATE OF j SKIP LOCKED"
         self._claim_sql = text(_CLAIM.format(candidate=candidate))
+        self._settles: GroupCommit[bool] = GroupCommit(engine)
 
     @classmethod
     def from_settings(
@@ -288,10 +290,16 @@ class JobQueue:
             .where(Job.id == job.id, Job.lease_token == job.lease_token)
             .values(lease_token=None, lease_expires_ms=None, **values)
         )
-        with self.engine.begin() as conn:
+        terminal = values.get("state") in TERMINAL_STATES
+
+        def finish(conn: Connection) -> bool:
             done = conn.execute(stmt).rowcount == 1
-            if done and values.get("state") in TERMINAL_STATES:
+            if done and terminal:
                 promote_next(conn, job.serial_key)
+            return done
+
+        # Jobs settled at the same moment by the worker's threads share one durable commit.
+        done = self._settles.write(finish, order=str(job.serial_key or ""))
         if not done:
             log.warning("job lease lost", extra={"job": job.id, "kind": job.kind})
         return done

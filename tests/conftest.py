@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import Engine, create_engine, text
 
 from ghapp.db import make_engine, migrate
@@ -20,6 +21,11 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
 
 
 POSTGRES_URL = os.environ.get("HINDSIGHT_TEST_DATABASE_URL")
+
+# Property tests check what holds, not how fast one example runs: on a machine shared with other
+# work (two test workers, CI) a 200 ms deadline per example fails tests that are right.
+settings.register_profile("hindsight", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("hindsight")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

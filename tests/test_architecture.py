@@ -7,11 +7,10 @@ server, and of the product only the demo imports it.
 from __future__ import annotations
 
 import functools
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.imports import imported_alone
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,18 +39,7 @@ def module_names() -> list[str]:
 @functools.cache
 def imported_by_each_module() -> dict[str, list[str]]:
     """Import every module alone in a fresh interpreter and list the project modules it pulled in."""
-    found = {}
-    for name in module_names():
-        probe = (
-            f"import importlib, sys, json; importlib.import_module({name!r}); "
-            "print(json.dumps(sorted(m for m in sys.modules "
-            "if m.split('.')[0] in ('continual', 'review', 'ghapp', 'ghsim'))))"
-        )
-        result = subprocess.run(
-            [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-        )
-        found[name] = json.loads(result.stdout)
-    return found
+    return imported_alone(module_names(), ROOT)
 
 
 def test_layers_import_only_downwards() -> None:
