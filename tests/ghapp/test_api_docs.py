@@ -164,7 +164,7 @@ def test_every_curl_example_answers_as_documented(live: Any, engine: Engine) -> 
                 assert not missing, f"{command}: the docs show {missing}, the server does not"
                 undocumented = set(body) - set(DOC_KEY.findall(documented))
                 assert not undocumented, f"{command}: the server gives {undocumented} undocumented"
-    assert len(ran) == 12, ran
+    assert len(ran) == 13, ran
 
     switched = next(body for command, body in answers.items() if "/v1/memory?" in command)
     assert switched["enabled"] and switched["changed_by"] == "mona", "the switch as documented"

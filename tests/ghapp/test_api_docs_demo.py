@@ -72,7 +72,7 @@ def test_every_example_runs_as_written_against_the_demo(tmp_path: Path) -> None:
                 out = _run(f"{command} -o /dev/null -w '%{{http_code}}'", env)
                 assert out in ("200", "204"), f"{command} answered {out}"
                 ran.append(command)
-        assert len(ran) == 11, ran
+        assert len(ran) == 13, ran
         assert env["REVIEW_ID"].startswith("r_") and env["LESSON_ID"].startswith("e_")
         demo.send_signal(signal.SIGINT)
         assert demo.wait(timeout=30) == 0

@@ -20,6 +20,7 @@ from tests.support.history import (
 )
 from tests.support.openapi_check import check
 from tests.support.recall import token
+from tests.support.review import enable_memory
 from tests.support.simulator import ORG, REPO, wait_until
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
@@ -58,6 +59,12 @@ def test_an_install_back_fills_and_publishes_cited_facts(
         assert first["source"] == "history" and first["outcome"] == "addressed"
         assert first["merged_by"] in {p.merged_by for p in history.pulls}
 
+        # The facts are memory: handed once a person turns the repository's memory on.
+        text = httpx.get(
+            f"{app.url}/v1/brief", params={"repo": REPO, "session": "s0"}, headers=headers
+        ).json()["text"]
+        assert "asked in #" not in text
+        enable_memory(engine)
         brief = httpx.get(
             f"{app.url}/v1/brief", params={"repo": REPO, "session": "s1"}, headers=headers
         )

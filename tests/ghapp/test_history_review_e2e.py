@@ -23,8 +23,7 @@ def test_the_next_review_is_handed_the_history_facts_of_its_files(
     logs = tmp_path / "requests"
     logs.mkdir()
     toml = seat_toml(tmp_path, "alpha", log_dir=str(logs)) + lenses_toml("correctness")
-    with harness(engine, tmp_path, toml) as h:
-        h.run()  # the install
+    with harness(engine, tmp_path, toml, memory=True) as h:  # history facts are memory
         history = seed_history(h.sim.world, REPO, pulls_count=2, comments_per_pull=4)
         with reading(engine) as conn:
             row = conn.execute(

@@ -174,6 +174,11 @@ def test_a_review_and_its_writeback_keep_and_return_only_placeholders(
             author_association="OWNER",
         )  # fmt: skip
         h.run()
+        # The change the reply claims: the commented line's neighbourhood changes, so it binds.
+        h.sim.advance_clock(2)
+        fix = "@@ -1,2 +1,3 @@\n raw = read()\n config = parse_config(raw)\n+assert config"
+        h.sim.synchronize(REPO, number, files={"src/app.py": fix})
+        h.run()
         with engine.begin() as conn:
             token = persons.create_token(conn, ORG, "mona", now=h.clock()).secret
         headers = {"authorization": f"Bearer {token}"}
@@ -188,7 +193,13 @@ def test_a_review_and_its_writeback_keep_and_return_only_placeholders(
         ]
     with engine.connect() as conn:
         stored = [
-            *conn.execute(select(Suggestion.title, Suggestion.body, Suggestion.lesson)).one(),
+            *(
+                v
+                for row in conn.execute(
+                    select(Suggestion.title, Suggestion.body, Suggestion.lesson)
+                )
+                for v in row
+            ),
             *conn.execute(select(Entry.title, Entry.text, Entry.associations)).one(),
             *conn.execute(select(ReviewRow.draft)).scalars(),
             *conn.execute(select(LinkName.name)).scalars(),

@@ -141,7 +141,7 @@ def test_the_demo_logs_and_prints_no_secret(
     minted = list(sim.world.tokens)
     assert minted and config.webhook_secret is not None
     output = "\n".join([rendered(caplog.records), *echoed, capsys.readouterr().out])
-    assert "review posted" in output and "[9/9]" in output
+    assert "review posted" in output and "[11/11]" in output
     assert not leaks(
         output,
         {
