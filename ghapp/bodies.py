@@ -8,6 +8,11 @@ import orjson
 from starlette.requests import Request
 
 
+class GuardAnswers(Exception):
+    """A body the door's guard (ghapp/guard.py) stopped while it streamed: the guard answers it
+    (413, 408), so an endpoint lets it pass instead of answering it as its own fault."""
+
+
 class Refused(Exception):
     """A request body the door will not take: the status, a stable code and a message."""
 

@@ -19,6 +19,7 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ghapp.api.auth import MAX_BODY_BYTES as API_BODY_BYTES
+from ghapp.bodies import GuardAnswers
 from ghapp.ingress import MAX_BODY_BYTES as WEBHOOK_BODY_BYTES
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,11 @@ def _error(status: int, code: str, message: str) -> tuple[Message, Message]:
     return start, {"type": "http.response.body", "body": body, "more_body": False}
 
 
-class BodyTimeout(Exception):
+class BodyTimeout(GuardAnswers):
     """The body did not arrive whole before the deadline."""
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(GuardAnswers):
     """The body went past its route's cap."""
 
 

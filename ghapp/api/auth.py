@@ -17,7 +17,7 @@ from continual import persons
 from continual.persons import Caller
 from continual.surfaces import Target, target_named
 from continual.times import from_ms
-from ghapp.bodies import Refused, parse_json, read_capped
+from ghapp.bodies import GuardAnswers, Refused, parse_json, read_capped
 from ghapp.db import reading
 from ghapp.deps import Deps
 
@@ -118,12 +118,9 @@ def authenticated(handler: AuthedEndpoint) -> Endpoint:
             return await handler(request, caller)
         except ApiError as error:
             return error.response()
-        except Exception as exc:  # a fault of ours, unless the door's guard answers it
-            from ghapp import guard  # loaded by then; guard imports this module's body cap
-
-            if isinstance(exc, guard.BodyTooLarge | guard.BodyTimeout | ClientDisconnect):
-                raise  # 413 and 408 are the guard's; a client gone has no one to answer
-            # Any other fault is logged and answered in the API's own shape.
+        except (GuardAnswers, ClientDisconnect):
+            raise  # 413 and 408 are the guard's; a client gone has no one to answer
+        except Exception:  # a fault of ours: logged, and answered in the API's own shape
             log.exception("api call failed", extra={"path": request.url.path})
             return ApiError(
                 500, "internal", "the server failed to answer this call; it was logged"
