@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, insert, or_, select, update
+from sqlalchemy.orm import InstrumentedAttribute
 
 from continual.secrets import find_secret, redact, redact_json
 from continual.stored import StoredSuggestion
@@ -65,23 +66,13 @@ def note_resolved(
 
     Returns how many suggestions changed; an unchanged thread is not written.
     """
-    if not suggestion_ids:
-        return 0
-    rows = conn.execute(
-        select(Suggestion.id, Suggestion.resolved_by).where(Suggestion.id.in_(suggestion_ids))
-    ).all()
-    changed = 0
-    for suggestion_id, stored_by in rows:
-        by = resolved.get(suggestion_id)
-        if by == stored_by:
-            continue
-        conn.execute(
-            update(Suggestion)
-            .where(Suggestion.id == suggestion_id)
-            .values(resolved_by=by, resolved_ms=None if by is None else now)
-        )
-        changed += 1
-    return changed
+    return _note_changed(
+        conn,
+        suggestion_ids,
+        Suggestion.resolved_by,
+        resolved,
+        lambda by: {"resolved_by": by, "resolved_ms": None if by is None else now},
+    )
 
 
 def note_claims(
@@ -91,17 +82,29 @@ def note_claims(
 
     Returns how many suggestions changed; an unchanged thread is not written.
     """
+    return _note_changed(
+        conn, suggestion_ids, Suggestion.claim, claims, lambda claim: {"claim": claim}
+    )
+
+
+def _note_changed(
+    conn: Connection,
+    suggestion_ids: Collection[str],
+    column: InstrumentedAttribute[str | None],
+    wanted: Mapping[str, str],
+    values: Callable[[str | None], dict[str, object]],
+) -> int:
+    """Write `values(new)` for each suggestion whose `column` differs from `wanted` (absent: None);
+    how many were written."""
     if not suggestion_ids:
         return 0
-    rows = conn.execute(
-        select(Suggestion.id, Suggestion.claim).where(Suggestion.id.in_(suggestion_ids))
-    ).all()
+    rows = conn.execute(select(Suggestion.id, column).where(Suggestion.id.in_(suggestion_ids)))
     changed = 0
-    for suggestion_id, stored in rows:
-        claim = claims.get(suggestion_id)
-        if claim == stored:
+    for suggestion_id, stored in rows.all():
+        new = wanted.get(suggestion_id)
+        if new == stored:
             continue
-        conn.execute(update(Suggestion).where(Suggestion.id == suggestion_id).values(claim=claim))
+        conn.execute(update(Suggestion).where(Suggestion.id == suggestion_id).values(values(new)))
         changed += 1
     return changed
 
