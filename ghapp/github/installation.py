@@ -6,7 +6,7 @@ import asyncio
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import quote
 
 import httpx
@@ -35,7 +35,9 @@ from ghapp.github.values import (
 )
 
 if TYPE_CHECKING:
-    from ghapp.github.client import GitHubClient
+    from datetime import datetime
+
+    from githubkit import GitHub, TokenAuthStrategy
 
 PER_PAGE = 100  # the largest page GitHub serves
 PAGES_AT_ONCE = 4  # pages of one list read at the same time
@@ -45,10 +47,35 @@ MAINTAINER_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ReviewEvent = Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"]
 
 
+class AppSession(Protocol):
+    """What an installation's calls need of the app's client (``GitHubClient`` is one)."""
+
+    base_url: str
+
+    def now(self) -> datetime: ...
+
+    async def installation_github(self, installation_id: int) -> GitHub[TokenAuthStrategy]: ...
+
+    def forget_token(self, installation_id: int) -> None: ...
+
+    async def send(
+        self,
+        github: GitHub[Any],
+        method: str,
+        url: str,
+        *,
+        what: str,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+    ) -> httpx.Response: ...
+
+    def next_page(self, response: httpx.Response) -> str | None: ...
+
+
 class InstallationClient:
     """Calls made as one installation; repositories are named ``owner/name``."""
 
-    def __init__(self, app: GitHubClient, installation_id: int) -> None:
+    def __init__(self, app: AppSession, installation_id: int) -> None:
         self.app = app
         self.installation_id = installation_id
         self.sent = 0  # requests made through this client
