@@ -12,7 +12,7 @@ from continual.entry_keys import normalise_title
 from continual.markers import render_review_marker, with_suggestion_marker
 from continual.patches import commentable_new_lines
 from continual.tables import CallStatus
-from review.orchestrate import CallOutcome, PostedFinding
+from review.runs import CallOutcome, PostedFinding
 from review.safe_text import bounded_inline, bounded_text, code_span
 from review.shards import PullFile
 

@@ -26,10 +26,11 @@ from review.compose import Draft, compose
 from review.config import ReviewConfig
 from review.contract import LessonRef, PullRequestInfo
 from review.github import ReviewGitHub
-from review.orchestrate import PostedFinding, ReviewJob, ReviewRun, run_review
+from review.orchestrate import run_review
 from review.posting import Poster, post_draft
 from review.proof import checkout_dir
 from review.records import ReviewTarget
+from review.runs import PostedFinding, ReviewJob, ReviewRun
 from review.sandbox import Sandbox
 from review.seats import make_seat
 from review.shards import PullFile

@@ -26,7 +26,7 @@ from continual.tables import (
     SuppressedFinding,
 )
 from review.compose import Draft, comment_owners
-from review.orchestrate import PostedFinding, ReviewRun
+from review.runs import PostedFinding, ReviewRun
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from ghsim import addition_patch
 from review import compose as composing
 from review.compose import MAX_BODY_CHARS, MAX_COMMENT_CHARS, MAX_REVIEW_CHARS, compose
 from review.contract import Finding
-from review.orchestrate import PostedFinding
+from review.runs import PostedFinding
 from review.safe_text import render_text
 from review.shards import PullFile
 from tests.support.review import REVIEW_POSTS, Harness, harness, lenses_toml, seat_toml

@@ -24,7 +24,8 @@ from review.compose import (
 from review.config import ReviewSettings, SeatConfig, SeatKind
 from review.contract import CallFailed, CallResult, FailureReason, Finding, PullRequestInfo
 from review.lenses import Lens
-from review.orchestrate import ReviewJob, run_review
+from review.orchestrate import run_review
+from review.runs import PostedFinding, ReviewJob
 from review.shards import PullFile
 
 PULL = PullRequestInfo(7, "Change", "", "a" * 40, "b" * 40)
@@ -140,9 +141,9 @@ def test_a_seat_repeating_itself_is_not_agreement() -> None:
     assert only.agreements == ()
 
 
-def posted(line: int, suggestion: str | None = None) -> orchestrate.PostedFinding:
+def posted(line: int, suggestion: str | None = None) -> PostedFinding:
     item = Finding("src/f0.py", line, "Bad thing", "Explained.", suggestion=suggestion)
-    return orchestrate.PostedFinding(
+    return PostedFinding(
         item, "alpha", "acme", "correctness", "c", entry_key("correctness", "Bad thing")
     )
 
