@@ -25,8 +25,8 @@ from continual.fixes import (
 )
 from continual.markers import neutralise
 from continual.store import fixes as fix_store
-from continual.stored import StoredSuggestion
-from continual.writeback.status import with_fix_pull
+from continual.stored import StoredReceipt, StoredSuggestion
+from continual.writeback.status import with_fix_pull, with_status
 from ghapp.deps import Deps
 from ghapp.github import gitdata
 from ghapp.github.errors import Forbidden, Gone, Rejected
@@ -290,14 +290,16 @@ async def link_fix(
     suggestion: StoredSuggestion,
     number: int,
     state: str,
+    receipt: StoredReceipt | None = None,
 ) -> None:
-    """Show the fix PR and its state on the suggestion's comment: one read, one edit when it
-    changed."""
+    """Show the fix PR and its state on the suggestion's comment, and with `receipt` the decision
+    now recorded in its status block: one read, one edit when it changed."""
     if suggestion.comment_id is None:
         return
     try:
         comment = await client.get_review_comment(repo, suggestion.comment_id)
-        body = with_fix_pull(comment.body, number, state)
+        shown = comment.body if receipt is None else with_status(comment.body, receipt)
+        body = with_fix_pull(shown, number, state)
         if body != comment.body:
             await client.edit_review_comment(repo, suggestion.comment_id, body)
     except (Forbidden, Gone, Rejected) as exc:

@@ -349,3 +349,43 @@ def test_a_bots_merge_of_a_fix_pr_decides_nothing(app: Harness) -> None:
     app.sim.close(REPO, int(fix["number"]), merged=True, by="merge-queue[bot]")
     app.settle()
     assert receipts(app) == []
+
+
+def current(app: Harness) -> list[tuple[str, str]]:
+    return [(r.decision, r.source) for r in receipts(app) if not r.superseded]
+
+
+def test_a_merged_fix_pr_outranks_the_threads_own_signals(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment, "dismiss wont-fix")
+    assert current(app) == [("dismissed", "reply")]
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.close(REPO, int(fix["number"]), merged=True, by="octocat")
+    app.settle()
+    assert current(app) == [("accepted", "fix_pr")]
+    assert "accepted — by @octocat, from its fix PR" in body_of(app, comment)
+    ask(app, number, comment, "dismiss false-positive")  # a later reply: the merge still stands
+    app.sim.synchronize(REPO, number, author="octocat")  # and a write-back that re-reads it all
+    app.settle()
+    assert current(app) == [("accepted", "fix_pr")]
+    assert "accepted — by @octocat, from its fix PR" in body_of(app, comment)
+
+
+def test_a_refused_fix_pr_and_a_later_reply_the_latest_decides(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment, "accept")
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.advance_clock(5)
+    app.sim.add_issue_comment(
+        REPO, int(fix["number"]), "dismiss wont-fix", author="octocat", author_association="OWNER"
+    )
+    app.sim.close(REPO, int(fix["number"]))
+    app.settle()
+    assert current(app) == [("dismissed", "fix_pr")]
+    app.sim.synchronize(REPO, number, author="octocat")  # the older `accept` is read again
+    app.settle()
+    assert current(app) == [("dismissed", "fix_pr")]
+    ask(app, number, comment, "accept")  # a newer maintainer reply is the latest word
+    assert current(app) == [("accepted", "reply")]
