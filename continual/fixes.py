@@ -196,8 +196,17 @@ def fix_title(title: str) -> str:
     return f"Hindsight fix: {_quoted(title, TITLE_CHARS)}"
 
 
-def fix_body(*, suggestion_id: str, title: str, pull: int, asked_by: str, change: FixChange) -> str:
-    """The fix PR's body: which suggestion, which PR, who asked; the fix marker last."""
+def fix_body(
+    *,
+    suggestion_id: str,
+    title: str,
+    pull: int,
+    asked_by: str,
+    change: FixChange,
+    from_ledger: bool = False,
+) -> str:
+    """The fix PR's body: which suggestion, which PR, who asked (and where); the fix marker last."""
+    how = "from the Hindsight ledger" if from_ledger else "with `/fix`"
     where = f"`{_inline(change.path)}` line {change.line}"
     moved = (
         "\n\nThe code moved since the suggestion was posted; the change was placed where the "
@@ -207,7 +216,7 @@ def fix_body(*, suggestion_id: str, title: str, pull: int, asked_by: str, change
     )
     return (
         f"Applies the suggestion **{_quoted(title, TITLE_CHARS)}** from #{pull} at {where}, "
-        f"as @{_login(asked_by)} asked with `/fix`. It changes that line and nothing else."
+        f"as @{_login(asked_by)} asked {how}. It changes that line and nothing else."
         f"{moved}\n\n"
         "Merging it records the suggestion as accepted. Closing it after a typed refusal "
         "(`dismiss <reason>`) records it as dismissed; closing it without one records nothing."

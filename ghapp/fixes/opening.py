@@ -29,7 +29,7 @@ from continual.stored import StoredReceipt, StoredSuggestion
 from continual.writeback.status import with_fix_pull, with_status
 from ghapp.deps import Deps
 from ghapp.github import gitdata
-from ghapp.github.errors import Forbidden, Gone, Rejected
+from ghapp.github.errors import Forbidden, GitHubError, Gone, Rejected
 from ghapp.github.installation import InstallationClient
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,14 @@ class FixOutcome:
     reason: str | None = None
     linked: bool = False
     requests: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Who asked for a fix PR, and whether from `/ledger` (else with `/fix` in the thread)."""
+
+    login: str
+    from_ledger: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +106,11 @@ async def request_fix(
     pull: PullSnapshot,
     *,
     asked_by: str,
-    comment_id: int,
+    comment_id: int | None,
 ) -> FixOutcome:
-    """Open the suggestion's one fix PR for the `/fix` comment `comment_id`, or answer in its
-    thread why not (once per `/fix`). A 5xx or a rate limit propagates, so the job retries."""
+    """Open the suggestion's one fix PR for the `/fix` comment `comment_id` (None: asked from
+    `/ledger`, whose page shows the outcome), or answer in its thread why not (once per ask).
+    A 5xx or a rate limit propagates, so the job retries (the ledger says to try again)."""
     target = target_of(pull)
     base_ref = target.base_ref if isinstance(target, Target) else pull.base_ref
     branch = fix_branch(suggestion.id)
@@ -126,19 +135,34 @@ async def request_fix(
         number = stored.number if stored is not None else None
         if number is None:
             return FixOutcome()
+        if comment_id is None:
+            return FixOutcome(number=number, linked=True)
         sent = await _reply(
             client, pull.repo, suggestion, f"The fix PR for this suggestion is #{number}."
         )
         return FixOutcome(number=number, linked=True, requests=sent)
     requests = _Requests()
     try:
-        outcome = await _open(deps, client, suggestion, pull, target, branch, asked_by, requests)
+        outcome = await _open(
+            deps,
+            client,
+            suggestion,
+            pull,
+            target,
+            branch,
+            Ask(asked_by, comment_id is None),
+            requests,
+        )
     except Forbidden:
         outcome = NotApplicable(NO_PERMISSION)
     except Gone as exc:
         outcome = NotApplicable(f"GitHub answered that {_said(exc.what)} is gone (404)")
     except Rejected as exc:
         outcome = NotApplicable(f"GitHub refused to write it ({exc.status}: {_said(exc.message)})")
+    except GitHubError:
+        if comment_id is None:  # no job retries an ask from `/ledger`: let the next ask try
+            await asyncio.to_thread(_refused, deps, suggestion.id)
+        raise
     if isinstance(outcome, NotApplicable):
         await asyncio.to_thread(_refused, deps, suggestion.id)
         text = by_hand(
@@ -166,7 +190,7 @@ async def _open(
     pull: PullSnapshot,
     target: Target | NotApplicable,
     branch: str,
-    asked_by: str,
+    asked: Ask,
     requests: _Requests,
 ) -> tuple[int, str] | NotApplicable:
     """The writes of one fix PR, or why it opens none; counts its requests in `requests`."""
@@ -202,7 +226,7 @@ async def _open(
     )
     if isinstance(change, NotApplicable):
         return change
-    return await _write(client, suggestion, pull, target, branch, asked_by, change, head, requests)
+    return await _write(client, suggestion, pull, target, branch, asked, change, head, requests)
 
 
 async def _write(
@@ -211,7 +235,7 @@ async def _write(
     pull: PullSnapshot,
     target: Target,
     branch: str,
-    asked_by: str,
+    asked: Ask,
     change: FixChange,
     head: gitdata.BranchHead,
     requests: _Requests,
@@ -233,8 +257,9 @@ async def _write(
         suggestion_id=suggestion.id,
         title=suggestion.title,
         pull=pull.number,
-        asked_by=asked_by,
+        asked_by=asked.login,
         change=change,
+        from_ledger=asked.from_ledger,
     )
     requests.count += 1
     opened = await gitdata.open_pull(
