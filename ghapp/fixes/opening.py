@@ -2,7 +2,7 @@
 carries exactly the suggestion's change (docs/fixes.md).
 
 The requests for a one-file change, the head unmoved: the branch's head and tree, the file, the
-tree, the commit, the branch, the pull request — six. Then the suggestion's comment is edited to
+tree, the commit, the branch, the pull request — six (a proven fix's patch: six, moved or not). Then the suggestion's comment is edited to
 link it (an acknowledgement, outside that budget).
 """
 
@@ -12,6 +12,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
+from continual.fix_patches import apply_patch
 from continual.fixes import (
     FixChange,
     NotApplicable,
@@ -24,8 +25,10 @@ from continual.fixes import (
     plan_fix,
 )
 from continual.markers import neutralise
+from continual.proofs import proven_patch
 from continual.store import fixes as fix_store
 from continual.stored import StoredReceipt, StoredSuggestion
+from continual.writeback.applied import replacement_lines
 from continual.writeback.status import with_fix_pull, with_status
 from ghapp.deps import Deps
 from ghapp.github import gitdata
@@ -70,6 +73,15 @@ class Ask:
 
     login: str
     from_ledger: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Fix:
+    """The suggestion a fix PR is for, with its proven fix's patch when that is what it applies
+    (no replacement block, a patch shown with the finding)."""
+
+    suggestion: StoredSuggestion
+    patch: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +154,12 @@ async def request_fix(
         )
         return FixOutcome(number=number, linked=True, requests=sent)
     requests = _Requests()
+    patch = await asyncio.to_thread(_patch, deps, suggestion)
     try:
         outcome = await _open(
             deps,
             client,
-            suggestion,
+            _Fix(suggestion, patch),
             pull,
             target,
             branch,
@@ -170,6 +183,7 @@ async def request_fix(
             line=suggestion.line,
             replacement=suggestion.replacement,
             why=outcome.reason,
+            patched=patch is not None,
         )
         sent = await _reply(client, pull.repo, suggestion, text)
         return FixOutcome(reason=outcome.reason, requests=requests.count + sent)
@@ -186,7 +200,7 @@ async def request_fix(
 async def _open(
     deps: Deps,
     client: InstallationClient,
-    suggestion: StoredSuggestion,
+    fix: _Fix,
     pull: PullSnapshot,
     target: Target | NotApplicable,
     branch: str,
@@ -196,8 +210,12 @@ async def _open(
     """The writes of one fix PR, or why it opens none; counts its requests in `requests`."""
     if isinstance(target, NotApplicable):
         return target
+    suggestion = fix.suggestion
     problem = fix_problem(
-        path=suggestion.path, line=suggestion.line, replacement=suggestion.replacement
+        path=suggestion.path,
+        line=suggestion.line,
+        replacement=suggestion.replacement,
+        patch=fix.patch,
     )
     if problem is not None:
         return problem
@@ -212,6 +230,13 @@ async def _open(
     moved = head.sha != suggestion.head_sha
     requests.count += 1
     text = await client.get_text(repo, suggestion.path, head.sha)
+    if fix.patch is not None:  # its hunks' own lines find where it goes, the head moved or not
+        patched = apply_patch(fix.patch, suggestion.path, text)
+        if isinstance(patched, NotApplicable):
+            return patched
+        return await _write(
+            client, suggestion, pull, target, branch, asked, patched, head, requests
+        )
     original = None
     if moved:
         requests.count += 1
@@ -277,6 +302,14 @@ def _said(text: str) -> str:
     """GitHub's words quoted in the app's reply: one line, no markup that opens a comment."""
     flat = " ".join(neutralise(text).replace("`", "'").split())
     return flat if len(flat) <= 200 else flat[:199] + "…"
+
+
+def _patch(deps: Deps, suggestion: StoredSuggestion) -> str | None:
+    """The proven fix's patch a fix PR applies: only when the suggestion has no replacement."""
+    if replacement_lines(suggestion.replacement or ""):
+        return None
+    with deps.engine.connect() as conn:
+        return proven_patch(conn, suggestion.id)
 
 
 def _stored(deps: Deps, suggestion_id: str) -> fix_store.StoredFix | None:
