@@ -82,13 +82,14 @@ def read_patch(patch: str | None, path: str) -> FilePatch | NotApplicable:
             return NotApplicable("the proven fix's patch has text before its hunks it cannot hold")
     if None in names:
         return NotApplicable("the proven fix's patch adds or deletes a file")
+    for name in sorted(n for n in names if n is not None):
+        problem = path_problem(name)
+        if problem is not None:
+            return NotApplicable(problem)
     if names != {path}:
         return NotApplicable(
             "the proven fix's patch changes a file other than the suggestion's, or names none"
         )
-    problem = path_problem(path)
-    if problem is not None:
-        return NotApplicable(problem)
     for line in lines[start:]:
         if line.startswith(("--- ", "+++ ", "diff --git ")):
             return NotApplicable("the proven fix's patch changes more than one file")

@@ -23,6 +23,7 @@ from tests.support.fix_prs import (
     fix_requests,
     open_pull,
     planted,
+    prove,
     receipts,
     row,
     start,
@@ -325,3 +326,41 @@ def test_a_refused_fix_pr_and_a_later_reply_the_latest_decides(app: Harness) -> 
     assert current(app) == [("dismissed", "fix_pr")]
     ask(app, number, comment, "accept")  # a newer maintainer reply is the latest word
     assert current(app) == [("accepted", "reply")]
+
+
+PROVEN = (
+    "--- a/src/app.py\n+++ b/src/app.py\n@@ -2,2 +2,3 @@\n config = parse_config()\n"
+    "+require(config)\n print(config)\n"
+)
+
+
+def test_a_proven_fix_is_applied_or_said_not_to_apply(app: Harness) -> None:
+    number, sid, comment = planted(app, replacement=None)
+    prove(app, sid, PROVEN)
+    app.sim.reset_log()
+    ask(app, number, comment)
+    assert fix_requests(app) <= 6
+    (fix,) = fix_pulls(app)
+    after = app.sim.files_at(REPO, f"hindsight/fix-{sid}")["src/app.py"]
+    assert after == SOURCE.replace("print", "require(config)\nprint")
+    assert "proven fix's patch" in fix["body"]
+    assert [f.filename for f in app.sim.pull_files(REPO, int(fix["number"]))] == ["src/app.py"]
+    other, other_sid, other_comment = planted(app, replacement=None)
+    prove(app, other_sid, PROVEN)
+    head_ref = app.sim.pull(REPO, other)["head"]["ref"]
+    app.sim.push(REPO, {"src/app.py": "import os\nconfig = load()\n"}, branch=head_ref)
+    app.settle()
+    ask(app, other, other_comment)
+    (answer,) = answers(app, other_comment)
+    assert "no longer matches the code" in answer and "patch is shown with" in answer
+    assert len(fix_pulls(app)) == 1
+
+
+def test_a_stored_patch_outside_the_suggestion_is_never_applied(app: Harness) -> None:
+    """The patch is read strictly again when applied, whatever the store holds."""
+    number, sid, comment = planted(app, replacement=None)
+    prove(app, sid, PROVEN.replace("src/app.py", ".github/workflows/ci.yml"))
+    ask(app, number, comment)
+    (answer,) = answers(app, comment)
+    assert "`.github/`" in answer and fix_pulls(app) == []
+    assert not [r for r in app.sim.requests() if r.method == "POST" and "/git/" in r.path]

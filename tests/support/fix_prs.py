@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from continual.markers import parse_fix_marker
+from continual.proofs import NewProof, ProofEvidence, record_proofs
 from continual.tables import FixPullRow, Receipt
 from tests.support.app_harness import Harness, running_app
 from tests.support.simulator import REPO
@@ -91,3 +92,13 @@ def planted(app: Harness, replacement: str | None = FIXED) -> tuple[int, str, in
 
 def current(app: Harness) -> list[tuple[str, str]]:
     return [(r.decision, r.source) for r in receipts(app) if not r.superseded]
+
+
+def prove(app: Harness, sid: str, patch: str) -> None:
+    """Record the suggestion's proof as a review would, with `patch` as its proven fix."""
+    evidence = ProofEvidence("pytest -q", "proven", "failed, then passed", "a" * 40, "bwrap", 0)
+    with app.engine.begin() as conn:
+        record_proofs(
+            conn,
+            [NewProof(sid, app.account_id(), app.repository_id(), None, evidence, patch)],
+        )
