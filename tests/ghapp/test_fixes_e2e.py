@@ -204,7 +204,12 @@ def test_a_merged_pull_gets_a_fix_against_its_base(app: Harness) -> None:
 
 def test_without_contents_write_the_answer_says_what_to_change(read_only: Harness) -> None:
     number, sid, comment = planted(read_only)
-    ask(read_only, number, comment)
+    asked = ask(read_only, number, comment)
+    with read_only.sim.world.lock:  # the same `/fix` delivered again is not answered again
+        again = read_only.sim.world.review_comments[asked]
+        payload = read_only.sim.payloads.review_comment("created", again)
+    read_only.sim.deliver("pull_request_review_comment", payload)
+    read_only.settle()
     (answer,) = answers(read_only, comment)
     assert "contents: write" in answer and FIXED in answer
     assert fix_pulls(read_only) == [] and f"hindsight/fix-{sid}" not in read_only.sim.branches(REPO)
