@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from sqlalchemy import Engine
 
 from continual.markers import parse_fix_marker
 from tests.support.app_harness import INSTALLATION_ID, Harness
+from tests.support.browser import click_and_load
 from tests.support.fix_prs import (
     FIXED,
     SEAT,
@@ -143,3 +145,20 @@ def test_nothing_to_apply_and_githubs_errors_are_shown_on_the_page(app: Harness)
     (fix,) = fix_pulls(app)
     assert retried.status_code == 200 and f"Fix PR #{fix['number']} opened" in retried.text
     assert gone.status_code == 502 and "GitHub refused" in gone.text
+
+
+def test_the_button_in_headless_chromium(app: Harness, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    _number, sid, _comment = merged(app)
+    browser.get(f"{app.url}/ledger/sign-in")
+    browser.find_element(By.ID, "token").send_keys(token(app.engine, ACCOUNT, "octocat"))
+    click_and_load(browser, browser.find_element(By.ID, "sign-in"))
+    browser.get(f"{app.url}/ledger?repo={REPO}")
+    row = browser.find_element(By.ID, f"suggestion-{sid}")
+    click_and_load(browser, row.find_element(By.CSS_SELECTOR, "button[data-action=fix]"))
+    (fix,) = fix_pulls(app)
+    notice = browser.find_element(By.CSS_SELECTOR, "p.notice").text
+    assert f"Fix PR #{fix['number']} opened for suggestion {sid}" in notice
+    link = browser.find_element(By.ID, f"suggestion-{sid}").find_element(By.CLASS_NAME, "fix-pr")
+    assert link.text == f"#{fix['number']}"
