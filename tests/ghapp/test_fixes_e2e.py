@@ -307,6 +307,9 @@ def test_a_merged_fix_pr_outranks_the_threads_own_signals(app: Harness) -> None:
     app.settle()
     assert current(app) == [("accepted", "fix_pr")]
     assert "accepted — by @octocat, from its fix PR" in body_of(app, comment)
+    assert "a merged one stands" in body_of(app, comment) and "reply `undo`" not in body_of(
+        app, comment
+    )
     ask(app, number, comment, "dismiss false-positive")  # a later reply: the merge still stands
     app.sim.synchronize(REPO, number, author="octocat")  # and a write-back that re-reads it all
     app.settle()
