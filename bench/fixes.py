@@ -6,7 +6,9 @@ function the webhook's job calls (`ghapp.fixes.opening.request_fix`), and the re
 are counted: the fix PR itself (budget 6: the branch's head and tree, the file, the tree, the
 commit, the branch, the pull request) apart from its acknowledgement (the suggestion's comment
 read and edited to link it). Then again with the head moved since the suggestion (one read more:
-the file as the suggestion saw it), and once more for the same suggestion (a link, no writes).
+the file as the suggestion saw it), once more for the same suggestion (a link, no writes), and
+for a finding with no replacement but a proven fix's patch, the head moved (budget 6: the hunks'
+own lines find where they go, no second read).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from bench.common import bar  # noqa: E402
 from continual import store  # noqa: E402
 from continual.entry_keys import entry_key  # noqa: E402
 from continual.markers import with_suggestion_marker  # noqa: E402
+from continual.proofs import NewProof, ProofEvidence, record_proofs  # noqa: E402
 from continual.stored import StoredSuggestion  # noqa: E402
 from continual.tables import Account, Repository  # noqa: E402
 from ghapp.app import build_deps  # noqa: E402
@@ -43,10 +46,17 @@ CONFIG = (
     '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n[fixes]\nenabled = true\n'
 )
 ACKNOWLEDGEMENT = ("/pulls/comments/", "/replies")
+PROVEN_FIX = (
+    "--- a/src/app.py\n+++ b/src/app.py\n@@ -2,2 +2,3 @@\n config = parse_config()\n"
+    "+require(config)\n print(config)\n"
+)
 
 
-def plant(sim: GitHubSimulator, deps: Deps, index: int) -> tuple[StoredSuggestion, PullSnapshot]:
-    """A pull request and one suggestion with replacement code on its line 2."""
+def plant(
+    sim: GitHubSimulator, deps: Deps, index: int, patch: str | None = None
+) -> tuple[StoredSuggestion, PullSnapshot]:
+    """A pull request and one suggestion with replacement code on its line 2 (with `patch`: no
+    replacement code, a proven fix's patch instead)."""
     pull = sim.open_pull(REPO, files={"src/app.py": PATCH})
     number = int(pull["number"])
     sid, title = f"s{index}", f"Unchecked parse_config result {index}"
@@ -79,11 +89,17 @@ def plant(sim: GitHubSimulator, deps: Deps, index: int) -> tuple[StoredSuggestio
                 title=title,
                 entry_key=key,
                 lesson="Check the result of `parse_config` in src/app.py before using it.",
-                replacement="config = require(parse_config())",
+                replacement=None if patch else "config = require(parse_config())",
             ),
             now=0,
         )
         store.set_comment_id(conn, sid, comment["id"])
+        if patch:
+            proof = ProofEvidence(
+                "pytest -q", "proven", "failed, then passed", "a" * 40, "bwrap", 0
+            )
+            ids = (repo_json["owner"]["id"], repo_json["id"])
+            record_proofs(conn, [NewProof(sid, *ids, None, proof, patch)])
         found = store.suggestion(conn, sid)
     assert found is not None
     snapshot = PullSnapshot(
@@ -178,6 +194,18 @@ def main() -> int:
         assert moved.number is not None, moved.reason
         print(f"  head moved: fix PR #{moved.number} in {moved_requests} requests")
         lines.append(bar("fix-pr-moved-requests", moved_requests, "requests", "<=", 7))
+        proven_suggestion, proven_pull = plant(sim, deps, 3, PROVEN_FIX)
+        sim.push(
+            REPO,
+            {"src/app.py": "import os\nimport sys\n" + SOURCE[10:]},
+            branch=proven_pull.head_ref,
+        )
+        proven, proven_requests, _acks, _ = measure(sim, deps, proven_suggestion, proven_pull, 300)
+        assert proven.number is not None, proven.reason
+        print(
+            f"  proven fix's patch, head moved: fix PR #{proven.number} in {proven_requests} requests"
+        )
+        lines.append(bar("fix-pr-patch-requests", proven_requests, "requests", "<=", 6))
         engine.dispose()
     for line in lines:
         print(line)

@@ -72,8 +72,9 @@ class FixChange:
     path: str
     before: str
     after: str
-    line: int  # 1-based, in the target's file
+    line: int  # 1-based, in the target's file: the (first) line changed
     moved: bool  # the target is not the commit the suggestion was posted on
+    patched: bool = False  # the proven fix's patch, not the replacement block
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +130,14 @@ def _locate(original: str, line: int, target: str) -> int | NotApplicable:
     return chosen[0]
 
 
-def fix_problem(*, path: str, line: int | None, replacement: str | None) -> NotApplicable | None:
-    """Why a suggestion can have no fix PR whatever the code says now, or None."""
+def fix_problem(
+    *, path: str, line: int | None, replacement: str | None, patch: str | None = None
+) -> NotApplicable | None:
+    """Why a suggestion can have no fix PR whatever the code says now, or None; `patch`: the
+    proven fix's patch shown with it (applied when there is no replacement block)."""
+    if patch is not None and not replacement_lines(replacement or ""):
+        problem = path_problem(path)
+        return NotApplicable(problem) if problem is not None else None
     if not replacement_lines(replacement or "") or line is None:
         return NotApplicable(
             "the suggestion carries no replacement code, so there is nothing to apply"
@@ -196,18 +203,30 @@ def fix_title(title: str) -> str:
     return f"Hindsight fix: {_quoted(title, TITLE_CHARS)}"
 
 
-def fix_body(*, suggestion_id: str, title: str, pull: int, asked_by: str, change: FixChange) -> str:
-    """The fix PR's body: which suggestion, which PR, who asked; the fix marker last."""
+def fix_body(
+    *,
+    suggestion_id: str,
+    title: str,
+    pull: int,
+    asked_by: str,
+    change: FixChange,
+    from_ledger: bool = False,
+) -> str:
+    """The fix PR's body: which suggestion, which PR, who asked (and where); the fix marker last."""
+    how = "from the Hindsight ledger" if from_ledger else "with `/fix`"
     where = f"`{_inline(change.path)}` line {change.line}"
+    what, scope = "the suggestion", "that line"
+    if change.patched:
+        what, scope = "the proven fix's patch shown with the suggestion", "the lines it changes"
     moved = (
         "\n\nThe code moved since the suggestion was posted; the change was placed where the "
-        "commented line now stands."
+        "commented code now stands."
         if change.moved
         else ""
     )
     return (
-        f"Applies the suggestion **{_quoted(title, TITLE_CHARS)}** from #{pull} at {where}, "
-        f"as @{_login(asked_by)} asked with `/fix`. It changes that line and nothing else."
+        f"Applies {what} **{_quoted(title, TITLE_CHARS)}** from #{pull} at {where}, "
+        f"as @{_login(asked_by)} asked {how}. It changes {scope} and nothing else."
         f"{moved}\n\n"
         "Merging it records the suggestion as accepted. Closing it after a typed refusal "
         "(`dismiss <reason>`) records it as dismissed; closing it without one records nothing."
@@ -224,9 +243,13 @@ def commit_message(title: str, pull: int) -> str:
     return f"{fix_title(title)}\n\nThe suggestion Hindsight left on #{pull}, applied as posted."
 
 
-def by_hand(*, path: str, line: int | None, replacement: str | None, why: str) -> str:
+def by_hand(
+    *, path: str, line: int | None, replacement: str | None, why: str, patched: bool = False
+) -> str:
     """The answer to a `/fix` that opens nothing: why, and the change to make by hand."""
     block = "\n".join(replacement_lines(replacement or ""))
+    if patched and not block:
+        return f"No fix PR was opened: {why}. The proven fix's patch is shown with the suggestion."
     if not block or line is None:
         return f"No fix PR was opened: {why}."
     fence = "`" * max(3, _longest_run(block, "`") + 1)

@@ -38,6 +38,7 @@ class NewProof:
     repository_id: int
     review_id: str | None
     evidence: ProofEvidence
+    fix_patch: str | None = None  # the proven fix's patch a fix PR may apply (fix_patches)
 
 
 def record_proofs(conn: Connection, proofs: Iterable[NewProof]) -> int:
@@ -54,6 +55,7 @@ def record_proofs(conn: Connection, proofs: Iterable[NewProof]) -> int:
             "head_sha": p.evidence.head_sha,
             "sandbox": p.evidence.sandbox,
             "created_ms": p.evidence.at_ms,
+            "fix_patch": p.fix_patch,
         }
         for p in proofs
     ]
@@ -71,6 +73,16 @@ def _evidence(row: Row[Any]) -> ProofEvidence:
         sandbox=row.sandbox,
         at_ms=row.created_ms,
     )
+
+
+def proven_patch(conn: Connection, suggestion_id: str) -> str | None:
+    """The patch of the suggestion's proven fix, as shown with it; None when it has none."""
+    found = conn.execute(
+        select(ProofRow.fix_patch).where(
+            ProofRow.suggestion_id == suggestion_id, ProofRow.outcome == "proven"
+        )
+    ).scalar()
+    return found if isinstance(found, str) and found else None
 
 
 def proofs_of_account(conn: Connection, account_id: int) -> dict[str, ProofEvidence]:

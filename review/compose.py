@@ -9,14 +9,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from continual.entry_keys import normalise_title
+from continual.fix_patches import shown_patch
 from continual.markers import render_review_marker, with_suggestion_marker
 from continual.patches import commentable_new_lines
 from continual.tables import CallStatus
+from review.contract import Finding
 from review.runs import CallOutcome, PostedFinding
 from review.safe_text import bounded_inline, bounded_text, code_span
 from review.shards import PullFile
 
 PROVEN_NOTE = "**Proven:** {test} fails on this commit and passes with the fix."
+PATCH_NOTE = "The proven fix (`/fix` opens a pull request with exactly this patch):"
+UNPOSTED_PATCH_NOTE = (
+    "The proven fix's patch ({count} characters) is too long to post here; `/fix` still "
+    "opens a pull request with exactly that patch."
+)
 UNPOSTED_SUGGESTION_NOTE = (
     "The suggested change ({count} characters) is too long to post here; "
     "`hindsight ledger` shows it."
@@ -94,6 +101,21 @@ class Draft:
 def commentable_lines(files: Iterable[PullFile]) -> dict[str, frozenset[int]]:
     """New-file line numbers a review comment may sit on (added and context lines) per path."""
     return {item.path: commentable_new_lines(item.patch) for item in files}
+
+
+def proven_fix_patch(finding: Finding, *, proven: bool) -> str | None:
+    """The proven fix's patch shown with a finding that has no replacement block, when a fix PR
+    may apply it (continual.fix_patches); what is shown is what is stored and applied."""
+    if not proven or finding.suggestion or finding.proof is None:
+        return None
+    return shown_patch(finding.path, finding.proof.fix)
+
+
+def patch_block(patch: str) -> str:
+    """A ```diff block whose fence is longer than any backtick run inside the patch."""
+    longest = max((len(m.group(0)) for m in _FENCE.finditer(patch)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}diff\n{patch.rstrip(chr(10))}\n{fence}"
 
 
 def suggestion_block(code: str) -> str:
@@ -189,6 +211,13 @@ def comment_body(shared: SharedFinding, limit: int | None = None) -> str:
         block = suggestion_block(replacement)
         if fixed + len(block) + 2 > limit - EXPLANATION_FLOOR:
             block = UNPOSTED_SUGGESTION_NOTE.format(count=f"{len(replacement):,}")
+        after = ["", block, *after]
+        fixed += len(block) + 2
+    patch = None if proven is None else proven_fix_patch(proven.finding, proven=True)
+    if replacement is None and patch is not None:
+        block = f"{PATCH_NOTE}\n\n{patch_block(patch)}"
+        if fixed + len(block) + 2 > limit - EXPLANATION_FLOOR:
+            block = UNPOSTED_PATCH_NOTE.format(count=f"{len(patch):,}")
         after = ["", block, *after]
         fixed += len(block) + 2
     text = bounded_text(item.finding.body.strip(), max(0, limit - fixed))

@@ -326,7 +326,8 @@ def redacted_finding(finding: Finding) -> Finding:
         suggestion = None
     proof = finding.proof
     if proof is not None:
-        proof = Proof(test=redact(proof.test), fix=proof.fix)  # the patch is run, never stored
+        # The patch is run as it is; it is shown and stored only when it holds no secret.
+        proof = Proof(test=redact(proof.test), fix=proof.fix)
     return Finding(
         path=redact(finding.path),
         line=finding.line,

@@ -25,7 +25,7 @@ from continual.tables import (
     Suggestion,
     SuppressedFinding,
 )
-from review.compose import Draft, comment_owners
+from review.compose import Draft, comment_owners, proven_fix_patch
 from review.runs import PostedFinding, ReviewRun
 
 log = logging.getLogger(__name__)
@@ -232,6 +232,7 @@ def _proofs(
                 sandbox=item.proof.sandbox,
                 at_ms=now,
             ),
+            fix_patch=proven_fix_patch(item.finding, proven=item.proven),
         )
         for suggestion_id, item in suggestions
         if item.proof is not None and item.finding.proof is not None

@@ -29,6 +29,7 @@ class StoredFix:
     state: str
     asked_by: str
     asked_comment_id: int
+    updated_ms: int
 
     @classmethod
     def of(cls, row: Row[Any]) -> Self:
@@ -52,6 +53,12 @@ def fix_by_number(conn: Connection, repository_id: int, number: int) -> StoredFi
     return None if row is None else StoredFix.of(row)
 
 
+LEDGER_ASK = (
+    0  # the `asked_comment_id` of an ask from `/ledger`: no comment, below every comment id
+)
+STALE_OPENING_MS = 120_000  # a claim left opening this long crashed: a later ask may take it over
+
+
 class Claim(StrEnum):
     """What a `/fix` may do with the suggestion's one fix PR."""
 
@@ -67,17 +74,18 @@ def claim_fix(
     branch: str,
     base_ref: str,
     asked_by: str,
-    comment_id: int,
+    comment_id: int | None,
     now: int,
 ) -> Claim:
-    """Claim the suggestion's one fix PR for the `/fix` comment `comment_id`, before anything is
-    written. The row remembers the latest `/fix` handled, so a redelivered one does nothing."""
+    """Claim the suggestion's one fix PR for the `/fix` comment `comment_id` (None: an ask from
+    `/ledger`), before anything is written. The row remembers the latest `/fix` handled, so a
+    redelivered one does nothing."""
     values = {
         "branch": branch,
         "base_ref": base_ref,
         "state": FixState.OPENING.value,
         "asked_by": asked_by[:64],
-        "asked_comment_id": comment_id,
+        "asked_comment_id": LEDGER_ASK if comment_id is None else comment_id,
         "updated_ms": now,
     }
     found = fix_of(conn, suggestion.id)
@@ -99,6 +107,8 @@ def claim_fix(
         except IntegrityError:
             return Claim.SEEN
         return Claim.OPEN
+    if comment_id is None:
+        return _ledger_claim(conn, found, values, now)
     if comment_id == found.asked_comment_id and found.state == FixState.OPENING.value:
         return Claim.OPEN  # the same `/fix`, run again after a failure
     if comment_id <= found.asked_comment_id:
@@ -109,12 +119,28 @@ def claim_fix(
     return Claim.OPEN if _move_ask(conn, found, values) else Claim.SEEN
 
 
+def _ledger_claim(
+    conn: Connection, found: StoredFix, values: Mapping[str, object], now: int
+) -> Claim:
+    """An ask from `/ledger` (no comment to order it by): link the fix PR there is; open again
+    after a refusal, or over a claim that crashed while opening; else it is being opened."""
+    if found.number is not None:
+        return Claim.LINK
+    if found.state == FixState.OPENING.value and now - found.updated_ms < STALE_OPENING_MS:
+        return Claim.SEEN
+    kept = {**values, "asked_comment_id": found.asked_comment_id}
+    return Claim.OPEN if _move_ask(conn, found, kept) else Claim.SEEN
+
+
 def _move_ask(conn: Connection, found: StoredFix, values: Mapping[str, object]) -> bool:
+    """Compare-and-swap on the ask the row was read with: of two asks at once, one moves it."""
     moved = conn.execute(
         update(FixPullRow)
         .where(
             FixPullRow.suggestion_id == found.suggestion_id,
             FixPullRow.asked_comment_id == found.asked_comment_id,
+            FixPullRow.updated_ms == found.updated_ms,
+            FixPullRow.state == found.state,
         )
         .values(**values)
     )
@@ -175,3 +201,36 @@ def fix_receipt(conn: Connection, suggestion_id: str) -> StoredReceipt | None:
         )
     ).first()
     return None if row is None else StoredReceipt.of(row)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A suggestion with no decision recorded, as `/ledger` lists it, with its fix PR if any."""
+
+    suggestion: StoredSuggestion
+    fix: StoredFix | None
+
+
+def pending_suggestions(conn: Connection, repository_id: int, *, most: int) -> list[Pending]:
+    """The repository's latest posted suggestions with no current receipt (newest first, at most
+    `most`): the ones a fix PR may still be asked for from `/ledger`."""
+    decided = select(Receipt.suggestion_id).where(Receipt.superseded.is_(False))
+    rows = conn.execute(
+        select(Suggestion)
+        .where(
+            Suggestion.repository_id == repository_id,
+            Suggestion.comment_id.is_not(None),
+            Suggestion.comment_of.is_(None),
+            Suggestion.id.not_in(decided),
+        )
+        .order_by(Suggestion.created_ms.desc(), Suggestion.id)
+        .limit(most)
+    ).all()
+    suggestions = [StoredSuggestion.of(row) for row in rows]
+    fixes = {
+        row.suggestion_id: StoredFix.of(row)
+        for row in conn.execute(
+            select(FixPullRow).where(FixPullRow.suggestion_id.in_([s.id for s in suggestions]))
+        ).all()
+    }
+    return [Pending(s, fixes.get(s.id)) for s in suggestions]

@@ -29,3 +29,6 @@ class ProofRow(Base):
     head_sha: Mapped[str] = mapped_column(String(40))
     sandbox: Mapped[str] = mapped_column(String(16))
     created_ms: Mapped[int] = mapped_column(BigInteger)
+    # The proven fix's patch, shown with a finding that has no replacement block: what its fix
+    # PR applies (continual.fix_patches); None when it was not proven or may not be applied.
+    fix_patch: Mapped[str | None] = mapped_column(Text)

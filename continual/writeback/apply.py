@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 MAX_CAS_RETRIES = 8
 # The signals of a pull request's own thread: one of them is the thread's decision at a time.
 THREAD_SOURCES = (Source.REPLY, Source.REACTION, Source.APPLIED, Source.MERGED_AUTHOR_FIX)
+# A suggestion's decisions, strongest first: its fix PR, then its thread's own signals (SPEC §5).
+# A merged fix PR outranks every thread signal; a fix PR's refusal and a thread signal: the latest.
+RANKED_SOURCES = (Source.FIX_PR, *THREAD_SOURCES)
 # Read in full at every write-back, so a thread without them has lost them.
 CONVERSATION_SOURCES = (Source.REPLY, Source.REACTION)
 
@@ -223,13 +226,38 @@ def current_receipts(conn: Connection, suggestion_id: str) -> list[StoredReceipt
     return [StoredReceipt.of(row) for row in rows]
 
 
+def _outranked(conn: Connection, decision: ThreadDecision) -> bool:
+    """Whether the suggestion's fix PR decided more strongly than this thread signal: a merged
+    fix PR always does; a refusal on it does when it is not older than the signal."""
+    fix = next(
+        (r for r in current_receipts(conn, decision.suggestion_id) if r.source == Source.FIX_PR),
+        None,
+    )
+    if fix is None:
+        return False
+    return fix.decision == Decision.ACCEPTED.value or fix.at_ms >= _ms(decision)
+
+
 def _apply_thread(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
-    """A thread's one decision: recorded, and the other thread signals' receipts superseded."""
+    """A thread's one decision: recorded, and the suggestion's other receipts superseded; nothing
+    when its fix PR outranks it."""
+    if _outranked(conn, decision):
+        return False
     outcome = _apply_one(conn, decision, now=now)
     if outcome is None:
         return None
-    others = [s for s in THREAD_SOURCES if s is not decision.source]
+    others = [s for s in RANKED_SOURCES if s is not decision.source]
     entry_id = _retract(conn, decision.suggestion_id, others, now=now)
+    return outcome or entry_id is not None
+
+
+def _apply_fix(conn: Connection, decision: ThreadDecision, *, now: int) -> bool | None:
+    """A fix PR's decision: recorded, and the thread's own signals superseded (a merged fix PR
+    outranks them all; a refusal on it is the latest word)."""
+    outcome = _apply_one(conn, decision, now=now)
+    if outcome is None:
+        return None
+    entry_id = _retract(conn, decision.suggestion_id, THREAD_SOURCES, now=now)
     return outcome or entry_id is not None
 
 
@@ -323,7 +351,12 @@ def write_back_fix_pull(
     )
     if decision is None:
         return None
-    return apply_decisions(engine, [decision], source=Source.FIX_PR, now=now)
+    outcome, conflicts = _retry(
+        engine, lambda conn: _apply_fix(conn, decision, now=now), decision.suggestion_id
+    )
+    if outcome is True:
+        consolidate_after(engine, [decision.suggestion_id], now=now)
+    return WritebackResult(1, int(outcome is True), 0, int(outcome is None), conflicts)
 
 
 def thread_receipts(engine: Engine, suggestion_ids: Iterable[str]) -> dict[str, StoredReceipt]:
@@ -331,7 +364,7 @@ def thread_receipts(engine: Engine, suggestion_ids: Iterable[str]) -> dict[str, 
     ids = list(suggestion_ids)
     if not ids:
         return {}
-    rank = {source.value: index for index, source in enumerate(THREAD_SOURCES)}
+    rank = {source.value: index for index, source in enumerate(RANKED_SOURCES)}
     with engine.connect() as conn:
         rows = conn.execute(
             select(Receipt).where(

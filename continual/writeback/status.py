@@ -41,6 +41,13 @@ HOW_TO_CHANGE = (
     "not-applicable, duplicate, out-of-scope, style."
 )
 
+# A merged fix PR outranks every thread signal (continual.writeback.apply.RANKED_SOURCES).
+HOW_TO_CHANGE_FIX = (
+    "Its fix PR decided, and it outranks replies and reactions here: a refusal on the fix PR "
+    "decides until a later maintainer signal; a merged one stands (a person can demote or "
+    "delete the lesson on `/ledger`)."
+)
+
 
 @dataclass(frozen=True)
 class ThreadStatus:
@@ -90,7 +97,8 @@ def render_status(receipt: StoredReceipt | None, claim: Claim | None = None) -> 
     if shown is not None:
         commit = receipt.evidence_commit
         line += f" Evidence: {shown}" + (f" (`{commit[:12]}`)." if commit else ".")
-    return f"{line}\n\n{HOW_TO_CHANGE}"
+    how = HOW_TO_CHANGE_FIX if receipt.source == "fix_pr" else HOW_TO_CHANGE
+    return f"{line}\n\n{how}"
 
 
 def without_status(body: str) -> str:

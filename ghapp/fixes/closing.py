@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from continual import store
 from continual.store import fixes as fix_store
-from continual.stored import StoredSuggestion
+from continual.stored import StoredReceipt, StoredSuggestion
 from continual.writeback.threads import FixPull
 from ghapp.db import reading
 from ghapp.deps import Deps
@@ -44,15 +44,16 @@ async def fix_closing(
 
 def _closed(
     deps: Deps, ours: fix_store.StoredFix, merged: bool
-) -> tuple[StoredSuggestion | None, str]:
-    """Note the close; the suggestion, and the fix PR's end in words with what it recorded."""
+) -> tuple[StoredSuggestion | None, str, StoredReceipt | None]:
+    """Note the close; the suggestion, the fix PR's end in words with what it recorded, and the
+    suggestion's decision now (the fix PR's when it decided: it outranks the thread's)."""
     with deps.engine.begin() as conn:
         fix_store.note_closed(conn, ours.suggestion_id, merged=merged, now=deps.clock())
         suggestion = store.suggestion(conn, ours.suggestion_id)
         receipt = fix_store.fix_receipt(conn, ours.suggestion_id)
     ended = "merged" if merged else "closed"
     recorded = f"recorded as {receipt.decision}" if receipt is not None else "nothing recorded"
-    return suggestion, f"{ended}, {recorded}"
+    return suggestion, f"{ended}, {recorded}", receipt
 
 
 async def fix_closed(
@@ -62,7 +63,7 @@ async def fix_closed(
     the fix PR's end and what it recorded on the suggestion's comment."""
     assert deps.github is not None, "a fix PR needs the GitHub client"
     repo, pull = event.repository.full_name, event.pull_request
-    suggestion, state = await asyncio.to_thread(_closed, deps, ours, bool(pull.merged))
+    suggestion, state, receipt = await asyncio.to_thread(_closed, deps, ours, bool(pull.merged))
     client = deps.github.installation(installation_id)
     head = pull.head
     if head is not None and head.ref == ours.branch:
@@ -71,4 +72,4 @@ async def fix_closed(
         except (Forbidden, Rejected) as exc:
             log.warning("fix branch not deleted", extra={"repo": repo, "error": str(exc)})
     if suggestion is not None:
-        await link_fix(client, repo, suggestion, pull.number, state)
+        await link_fix(client, repo, suggestion, pull.number, state, receipt)

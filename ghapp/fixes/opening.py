@@ -2,7 +2,7 @@
 carries exactly the suggestion's change (docs/fixes.md).
 
 The requests for a one-file change, the head unmoved: the branch's head and tree, the file, the
-tree, the commit, the branch, the pull request — six. Then the suggestion's comment is edited to
+tree, the commit, the branch, the pull request — six (a proven fix's patch: six, moved or not). Then the suggestion's comment is edited to
 link it (an acknowledgement, outside that budget).
 """
 
@@ -12,6 +12,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
+from continual.fix_patches import apply_patch
 from continual.fixes import (
     FixChange,
     NotApplicable,
@@ -24,12 +25,14 @@ from continual.fixes import (
     plan_fix,
 )
 from continual.markers import neutralise
+from continual.proofs import proven_patch
 from continual.store import fixes as fix_store
-from continual.stored import StoredSuggestion
-from continual.writeback.status import with_fix_pull
+from continual.stored import StoredReceipt, StoredSuggestion
+from continual.writeback.applied import replacement_lines
+from continual.writeback.status import with_fix_pull, with_status
 from ghapp.deps import Deps
 from ghapp.github import gitdata
-from ghapp.github.errors import Forbidden, Gone, Rejected
+from ghapp.github.errors import Forbidden, GitHubError, Gone, Rejected
 from ghapp.github.installation import InstallationClient
 
 log = logging.getLogger(__name__)
@@ -62,6 +65,23 @@ class FixOutcome:
     reason: str | None = None
     linked: bool = False
     requests: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Who asked for a fix PR, and whether from `/ledger` (else with `/fix` in the thread)."""
+
+    login: str
+    from_ledger: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Fix:
+    """The suggestion a fix PR is for, with its proven fix's patch when that is what it applies
+    (no replacement block, a patch shown with the finding)."""
+
+    suggestion: StoredSuggestion
+    patch: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +118,11 @@ async def request_fix(
     pull: PullSnapshot,
     *,
     asked_by: str,
-    comment_id: int,
+    comment_id: int | None,
 ) -> FixOutcome:
-    """Open the suggestion's one fix PR for the `/fix` comment `comment_id`, or answer in its
-    thread why not (once per `/fix`). A 5xx or a rate limit propagates, so the job retries."""
+    """Open the suggestion's one fix PR for the `/fix` comment `comment_id` (None: asked from
+    `/ledger`, whose page shows the outcome), or answer in its thread why not (once per ask).
+    A 5xx or a rate limit propagates, so the job retries (the ledger says to try again)."""
     target = target_of(pull)
     base_ref = target.base_ref if isinstance(target, Target) else pull.base_ref
     branch = fix_branch(suggestion.id)
@@ -126,19 +147,35 @@ async def request_fix(
         number = stored.number if stored is not None else None
         if number is None:
             return FixOutcome()
+        if comment_id is None:
+            return FixOutcome(number=number, linked=True)
         sent = await _reply(
             client, pull.repo, suggestion, f"The fix PR for this suggestion is #{number}."
         )
         return FixOutcome(number=number, linked=True, requests=sent)
     requests = _Requests()
+    patch = await asyncio.to_thread(_patch, deps, suggestion)
     try:
-        outcome = await _open(deps, client, suggestion, pull, target, branch, asked_by, requests)
+        outcome = await _open(
+            deps,
+            client,
+            _Fix(suggestion, patch),
+            pull,
+            target,
+            branch,
+            Ask(asked_by, comment_id is None),
+            requests,
+        )
     except Forbidden:
         outcome = NotApplicable(NO_PERMISSION)
     except Gone as exc:
         outcome = NotApplicable(f"GitHub answered that {_said(exc.what)} is gone (404)")
     except Rejected as exc:
         outcome = NotApplicable(f"GitHub refused to write it ({exc.status}: {_said(exc.message)})")
+    except GitHubError:
+        if comment_id is None:  # no job retries an ask from `/ledger`: let the next ask try
+            await asyncio.to_thread(_refused, deps, suggestion.id)
+        raise
     if isinstance(outcome, NotApplicable):
         await asyncio.to_thread(_refused, deps, suggestion.id)
         text = by_hand(
@@ -146,6 +183,7 @@ async def request_fix(
             line=suggestion.line,
             replacement=suggestion.replacement,
             why=outcome.reason,
+            patched=patch is not None,
         )
         sent = await _reply(client, pull.repo, suggestion, text)
         return FixOutcome(reason=outcome.reason, requests=requests.count + sent)
@@ -162,18 +200,22 @@ async def request_fix(
 async def _open(
     deps: Deps,
     client: InstallationClient,
-    suggestion: StoredSuggestion,
+    fix: _Fix,
     pull: PullSnapshot,
     target: Target | NotApplicable,
     branch: str,
-    asked_by: str,
+    asked: Ask,
     requests: _Requests,
 ) -> tuple[int, str] | NotApplicable:
     """The writes of one fix PR, or why it opens none; counts its requests in `requests`."""
     if isinstance(target, NotApplicable):
         return target
+    suggestion = fix.suggestion
     problem = fix_problem(
-        path=suggestion.path, line=suggestion.line, replacement=suggestion.replacement
+        path=suggestion.path,
+        line=suggestion.line,
+        replacement=suggestion.replacement,
+        patch=fix.patch,
     )
     if problem is not None:
         return problem
@@ -188,6 +230,13 @@ async def _open(
     moved = head.sha != suggestion.head_sha
     requests.count += 1
     text = await client.get_text(repo, suggestion.path, head.sha)
+    if fix.patch is not None:  # its hunks' own lines find where it goes, the head moved or not
+        patched = apply_patch(fix.patch, suggestion.path, text)
+        if isinstance(patched, NotApplicable):
+            return patched
+        return await _write(
+            client, suggestion, pull, target, branch, asked, patched, head, requests
+        )
     original = None
     if moved:
         requests.count += 1
@@ -202,7 +251,7 @@ async def _open(
     )
     if isinstance(change, NotApplicable):
         return change
-    return await _write(client, suggestion, pull, target, branch, asked_by, change, head, requests)
+    return await _write(client, suggestion, pull, target, branch, asked, change, head, requests)
 
 
 async def _write(
@@ -211,7 +260,7 @@ async def _write(
     pull: PullSnapshot,
     target: Target,
     branch: str,
-    asked_by: str,
+    asked: Ask,
     change: FixChange,
     head: gitdata.BranchHead,
     requests: _Requests,
@@ -233,8 +282,9 @@ async def _write(
         suggestion_id=suggestion.id,
         title=suggestion.title,
         pull=pull.number,
-        asked_by=asked_by,
+        asked_by=asked.login,
         change=change,
+        from_ledger=asked.from_ledger,
     )
     requests.count += 1
     opened = await gitdata.open_pull(
@@ -252,6 +302,14 @@ def _said(text: str) -> str:
     """GitHub's words quoted in the app's reply: one line, no markup that opens a comment."""
     flat = " ".join(neutralise(text).replace("`", "'").split())
     return flat if len(flat) <= 200 else flat[:199] + "…"
+
+
+def _patch(deps: Deps, suggestion: StoredSuggestion) -> str | None:
+    """The proven fix's patch a fix PR applies: only when the suggestion has no replacement."""
+    if replacement_lines(suggestion.replacement or ""):
+        return None
+    with deps.engine.connect() as conn:
+        return proven_patch(conn, suggestion.id)
 
 
 def _stored(deps: Deps, suggestion_id: str) -> fix_store.StoredFix | None:
@@ -290,14 +348,16 @@ async def link_fix(
     suggestion: StoredSuggestion,
     number: int,
     state: str,
+    receipt: StoredReceipt | None = None,
 ) -> None:
-    """Show the fix PR and its state on the suggestion's comment: one read, one edit when it
-    changed."""
+    """Show the fix PR and its state on the suggestion's comment, and with `receipt` the decision
+    now recorded in its status block: one read, one edit when it changed."""
     if suggestion.comment_id is None:
         return
     try:
         comment = await client.get_review_comment(repo, suggestion.comment_id)
-        body = with_fix_pull(comment.body, number, state)
+        shown = comment.body if receipt is None else with_status(comment.body, receipt)
+        body = with_fix_pull(shown, number, state)
         if body != comment.body:
             await client.edit_review_comment(repo, suggestion.comment_id, body)
     except (Forbidden, Gone, Rejected) as exc:

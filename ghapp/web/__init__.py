@@ -23,4 +23,5 @@ def routes(
         Route("/ledger/sign-in", pages.sign_in, methods=["POST"]),
         Route("/ledger/sign-out", pages.sign_out, methods=["POST"]),
         Route("/ledger/lessons/{entry_id}", pages.lesson, methods=["POST"]),
+        Route("/ledger/suggestions/{suggestion_id}/fix", pages.fix, methods=["POST"]),
     ]

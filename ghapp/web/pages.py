@@ -1,4 +1,5 @@
-"""`/ledger`: sign in with an API token, read one repository's ledger, demote, restore or delete."""
+"""`/ledger`: sign in with an API token, read one repository's ledger, demote, restore or delete,
+and open a fix PR."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
 from continual.recall import Lesson
+from continual.store.fixes import Pending, pending_suggestions
 from continual.suppression import Suppression, suppressions
 from ghapp.api.auth import REPO_PATTERN, ApiError, authenticate_token, deps_of, not_found, run
 from ghapp.api.recall import MAX_REVISION, delete_lesson, edit_lesson
 from ghapp.db import reading
 from ghapp.web.chart import acceptance_chart
+from ghapp.web.fixes import MOST_LISTED, FixAnswer, ask_for_fix
 from ghapp.web.render import page
 from ghapp.web.session import (
     CSRF_FIELD,
@@ -50,6 +53,7 @@ class View:
     chosen: RepositoryLedger | None
     weeks: tuple[WeekAcceptance, ...]
     suppressions: tuple[Suppression, ...] = ()
+    pending: tuple[Pending, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +202,7 @@ class LedgerPages:
                     chosen = ledgers[0]
                 weeks: tuple[WeekAcceptance, ...] = ()
                 refused: tuple[Suppression, ...] = ()
+                undecided: tuple[Pending, ...] = ()
                 if chosen is not None:
                     weeks = acceptance_by_week(conn, caller.account_id).get(chosen.repository, ())
                     found = target_named(conn, caller.account_id, chosen.repository)
@@ -208,7 +213,10 @@ class LedgerPages:
                             now_ms=deps.clock(),
                             suppress_days=deps.suppress_days,
                         )
-            return View(ledgers, chosen, weeks, refused)
+                        undecided = tuple(
+                            pending_suggestions(conn, found.repository_id, most=MOST_LISTED)
+                        )
+            return View(ledgers, chosen, weeks, refused, undecided)
 
         return await run(read)
 
@@ -252,6 +260,7 @@ class LedgerPages:
             problem=problem,
             confirm=asked,
             suppressions=view.suppressions,
+            pending=view.pending,
             github=self.github_web,
         )
 
@@ -299,6 +308,33 @@ class LedgerPages:
             return self._render(session, caller, view, status=error.status, problem=error.message)
         query = urlencode({"repo": repo or "", "done": action, "lesson": entry_id})
         return _redirect(f"{LEDGER}?{query}")
+
+    async def fix(self, request: Request) -> Response:
+        """A maintainer's "open a fix PR" for one of the repository's undecided suggestions."""
+        found = await self._caller(request)
+        if found is None:
+            return _redirect(SIGN_IN)
+        session, caller = found
+        repo: str | None = None
+        try:
+            fields = await read_form(request, session)
+            repo = _repo_field(fields)
+            if repo is None:
+                raise FormError(422, "repo must be owner/name")
+            answer = await ask_for_fix(
+                deps_of(request), caller, repo, request.path_params["suggestion_id"]
+            )
+        except (FormError, ApiError) as error:
+            answer = FixAnswer(problem=error.message, status=error.status)
+        view = await self._view(request, caller, repo)
+        return self._render(
+            session,
+            caller,
+            view,
+            status=answer.status,
+            notice=answer.notice,
+            problem=answer.problem,
+        )
 
 
 def _repo_field(fields: dict[str, str]) -> str | None:

@@ -7,27 +7,28 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from continual.markers import parse_fix_marker, with_suggestion_marker
-from continual.tables import FixPullRow, Receipt
-from tests.support.app_harness import INSTALLATION_ID, Harness, running_app
+from tests.support.app_harness import INSTALLATION_ID, Harness
+from tests.support.fix_prs import (
+    FIXED,
+    SEAT,
+    SOURCE,
+    answers,
+    ask,
+    body_of,
+    current,
+    fix_pulls,
+    fix_requests,
+    open_pull,
+    planted,
+    prove,
+    receipts,
+    row,
+    start,
+)
 from tests.support.simulator import REPO, wait_until
-
-SEAT = '[[seats]]\nname = "a"\nlab = "l"\nkind = "command"\ncommand = ["x"]\n'
-SOURCE = "import os\nconfig = parse_config()\nprint(config)\n"
-FILES = {"src/app.py": "@@ -1,2 +1,3 @@\n import os\n+config = parse_config()\n print(config)"}
-FIXED = "config = require(parse_config())"
-# The requests one fix PR takes (reads and writes of the fix itself, not the acknowledgement).
-FIX_PATHS = ("/commits/", "/contents/", "/git/trees", "/git/commits", "/git/refs", "/pulls")
-
-
-def start(engine: Engine, database_url: str, tmp_path: Path, toml: str) -> Iterator[Harness]:
-    (tmp_path / "hindsight.toml").write_text(toml)
-    with running_app(engine, database_url, tmp_path) as harness:
-        harness.sim.push(REPO, {"src/app.py": SOURCE})
-        harness.settle()
-        yield harness
 
 
 @pytest.fixture
@@ -47,66 +48,6 @@ def disabled(engine: Engine, database_url: str, tmp_path: Path) -> Iterator[Harn
 @pytest.fixture
 def read_only(engine: Engine, database_url: str, tmp_path: Path) -> Iterator[Harness]:
     yield from start(engine, database_url, tmp_path, f"{SEAT}[fixes]\nenabled = true\n")
-
-
-def open_pull(app: Harness, **options: object) -> int:
-    number = int(app.sim.open_pull(REPO, files=dict(FILES), **options)["number"])  # type: ignore[arg-type]
-    app.settle()
-    return number
-
-
-def ask(app: Harness, number: int, comment: int, body: str = "/fix", **who: object) -> int:
-    options: dict[str, object] = {"author": "octocat", "author_association": "OWNER", **who}
-    app.sim.advance_clock(5)
-    found = app.sim.reply(REPO, number, comment, body, **options)  # type: ignore[arg-type]
-    app.settle()
-    return int(found["id"])
-
-
-def fix_pulls(app: Harness) -> list[dict[str, object]]:
-    """The pull requests carrying a fix marker, as the simulator serves them."""
-    with app.sim.world.lock:
-        found = [p for p in app.sim.world.pulls.values() if parse_fix_marker(p.body)]
-        return [app.sim.pull(REPO, p.number) for p in found]
-
-
-def answers(app: Harness, comment: int) -> list[str]:
-    """The app's replies in a suggestion's thread."""
-    with app.sim.world.lock:
-        return [
-            c.body
-            for c in app.sim.world.review_comments.values()
-            if c.in_reply_to_id == comment and c.user.login == app.sim.bot_login
-        ]
-
-
-def body_of(app: Harness, comment: int) -> str:
-    with app.sim.world.lock:
-        return app.sim.world.review_comments[comment].body
-
-
-def receipts(app: Harness) -> list[Receipt]:
-    with app.engine.connect() as conn:
-        return list(conn.execute(select(Receipt).order_by(Receipt.id)).all())  # type: ignore[arg-type]
-
-
-def row(app: Harness, sid: str) -> FixPullRow | None:
-    with app.engine.connect() as conn:
-        return conn.execute(select(FixPullRow).where(FixPullRow.suggestion_id == sid)).first()  # type: ignore[return-value]
-
-
-def fix_requests(app: Harness) -> int:
-    return sum(
-        1
-        for r in app.sim.requests()
-        if any(part in r.path for part in FIX_PATHS) and "/comments" not in r.path
-    )
-
-
-def planted(app: Harness, replacement: str | None = FIXED) -> tuple[int, str, int]:
-    number = open_pull(app)
-    sid, comment = app.plant_suggestion(number, replacement=replacement)
-    return number, sid, comment
 
 
 def test_fix_opens_one_pr_in_six_requests_and_its_merge_accepts(app: Harness) -> None:
@@ -263,7 +204,12 @@ def test_a_merged_pull_gets_a_fix_against_its_base(app: Harness) -> None:
 
 def test_without_contents_write_the_answer_says_what_to_change(read_only: Harness) -> None:
     number, sid, comment = planted(read_only)
-    ask(read_only, number, comment)
+    asked = ask(read_only, number, comment)
+    with read_only.sim.world.lock:  # the same `/fix` delivered again is not answered again
+        again = read_only.sim.world.review_comments[asked]
+        payload = read_only.sim.payloads.review_comment("created", again)
+    read_only.sim.deliver("pull_request_review_comment", payload)
+    read_only.settle()
     (answer,) = answers(read_only, comment)
     assert "contents: write" in answer and FIXED in answer
     assert fix_pulls(read_only) == [] and f"hindsight/fix-{sid}" not in read_only.sim.branches(REPO)
@@ -349,3 +295,80 @@ def test_a_bots_merge_of_a_fix_pr_decides_nothing(app: Harness) -> None:
     app.sim.close(REPO, int(fix["number"]), merged=True, by="merge-queue[bot]")
     app.settle()
     assert receipts(app) == []
+
+
+def test_a_merged_fix_pr_outranks_the_threads_own_signals(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment, "dismiss wont-fix")
+    assert current(app) == [("dismissed", "reply")]
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.close(REPO, int(fix["number"]), merged=True, by="octocat")
+    app.settle()
+    assert current(app) == [("accepted", "fix_pr")]
+    assert "accepted — by @octocat, from its fix PR" in body_of(app, comment)
+    assert "a merged one stands" in body_of(app, comment) and "reply `undo`" not in body_of(
+        app, comment
+    )
+    ask(app, number, comment, "dismiss false-positive")  # a later reply: the merge still stands
+    app.sim.synchronize(REPO, number, author="octocat")  # and a write-back that re-reads it all
+    app.settle()
+    assert current(app) == [("accepted", "fix_pr")]
+    assert "accepted — by @octocat, from its fix PR" in body_of(app, comment)
+
+
+def test_a_refused_fix_pr_and_a_later_reply_the_latest_decides(app: Harness) -> None:
+    number, _sid, comment = planted(app)
+    ask(app, number, comment, "accept")
+    ask(app, number, comment)
+    (fix,) = fix_pulls(app)
+    app.sim.advance_clock(5)
+    app.sim.add_issue_comment(
+        REPO, int(fix["number"]), "dismiss wont-fix", author="octocat", author_association="OWNER"
+    )
+    app.sim.close(REPO, int(fix["number"]))
+    app.settle()
+    assert current(app) == [("dismissed", "fix_pr")]
+    app.sim.synchronize(REPO, number, author="octocat")  # the older `accept` is read again
+    app.settle()
+    assert current(app) == [("dismissed", "fix_pr")]
+    ask(app, number, comment, "accept")  # a newer maintainer reply is the latest word
+    assert current(app) == [("accepted", "reply")]
+
+
+PROVEN = (
+    "--- a/src/app.py\n+++ b/src/app.py\n@@ -2,2 +2,3 @@\n config = parse_config()\n"
+    "+require(config)\n print(config)\n"
+)
+
+
+def test_a_proven_fix_is_applied_or_said_not_to_apply(app: Harness) -> None:
+    number, sid, comment = planted(app, replacement=None)
+    prove(app, sid, PROVEN)
+    app.sim.reset_log()
+    ask(app, number, comment)
+    assert fix_requests(app) <= 6
+    (fix,) = fix_pulls(app)
+    after = app.sim.files_at(REPO, f"hindsight/fix-{sid}")["src/app.py"]
+    assert after == SOURCE.replace("print", "require(config)\nprint")
+    assert "proven fix's patch" in fix["body"]
+    assert [f.filename for f in app.sim.pull_files(REPO, int(fix["number"]))] == ["src/app.py"]
+    other, other_sid, other_comment = planted(app, replacement=None)
+    prove(app, other_sid, PROVEN)
+    head_ref = app.sim.pull(REPO, other)["head"]["ref"]
+    app.sim.push(REPO, {"src/app.py": "import os\nconfig = load()\n"}, branch=head_ref)
+    app.settle()
+    ask(app, other, other_comment)
+    (answer,) = answers(app, other_comment)
+    assert "no longer matches the code" in answer and "patch is shown with" in answer
+    assert len(fix_pulls(app)) == 1
+
+
+def test_a_stored_patch_outside_the_suggestion_is_never_applied(app: Harness) -> None:
+    """The patch is read strictly again when applied, whatever the store holds."""
+    number, sid, comment = planted(app, replacement=None)
+    prove(app, sid, PROVEN.replace("src/app.py", ".github/workflows/ci.yml"))
+    ask(app, number, comment)
+    (answer,) = answers(app, comment)
+    assert "`.github/`" in answer and fix_pulls(app) == []
+    assert not [r for r in app.sim.requests() if r.method == "POST" and "/git/" in r.path]

@@ -47,12 +47,15 @@ FINDINGS = [
 MISSING_BWRAP = "/nonexistent/bin/bwrap"
 
 
+CALC = "def double(x):\n    return x + x + 1\n"
+
+
 def review_with_proofs(h: Harness) -> tuple[Path, dict[int, str]]:
     """Open a pull request whose head is in the local checkout; the posted bodies by line."""
     checkout = checkout_dir(h.store_dir, REPO)
-    head = git_repo(checkout, {"calc.py": "def double(x):\n    return x + x + 1\n"})
+    head = git_repo(checkout, {"calc.py": CALC})
     patch = "@@ -0,0 +1,2 @@\n+def double(x):\n+    return x + x + 1"
-    h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head)
+    h.sim.open_pull(REPO, files={"calc.py": patch}, head_sha=head, contents={"calc.py": CALC})
     h.run()
     (post,) = h.sim.requests("POST", REVIEW_POSTS)
     return checkout, {c["line"]: c["body"] for c in post.body["comments"]}
@@ -133,3 +136,28 @@ def test_unsandboxed_opt_in_runs_proofs_where_no_sandbox_works(
     outcomes = {(p.outcome, p.sandbox) for p in rows(engine, ProofRow)}
     assert outcomes == {("proven", "unsandboxed"), ("passed-before-fix", "unsandboxed")}
     assert rows(engine, Receipt) == []
+
+
+def test_the_proven_fix_is_shown_with_the_finding_and_its_fix_pr_applies_exactly_it(
+    engine: Engine, tmp_path: Path
+) -> None:
+    toml = seat_toml(tmp_path, "alpha", findings=FINDINGS) + lenses_toml("correctness")
+    with harness(engine, tmp_path, toml + "[fixes]\nenabled = true\n") as h:
+        (installation,) = h.sim.world.installations
+        h.sim.grant(installation, "contents", "write")
+        _, bodies = review_with_proofs(h)
+        proofs = {p.outcome: p for p in rows(engine, ProofRow)}
+        comment = next(c for c in h.sim.review_comments(REPO, 1) if c["line"] == 2)
+        h.sim.reply(REPO, 1, comment["id"], "/fix")
+        h.run()
+        with h.sim.world.lock:
+            (fix,) = [p for p in h.sim.world.pulls.values() if p.number != 1]
+            number = fix.number
+        changed = h.sim.pull_files(REPO, number)
+        after = h.sim.files_at(REPO, h.sim.pull(REPO, number)["head"]["ref"])["calc.py"]
+    assert f"```diff\n{PROVEN_FIX.rstrip()}\n```" in bodies[2]
+    assert "```diff" not in bodies[1], "an unproven fix is not shown"
+    assert proofs["proven"].fix_patch == PROVEN_FIX
+    assert proofs["passed-before-fix"].fix_patch is None
+    assert [f.filename for f in changed] == ["calc.py"]
+    assert after == CALC.replace("x + x + 1", "x + x")
