@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute, Route
 
+from ghapp.web.history import history_action
 from ghapp.web.pages import LedgerPages
 from ghapp.web.render import github_web_url
 from ghapp.web.session import Sessions
@@ -23,4 +24,9 @@ def routes(
         Route("/ledger/sign-in", pages.sign_in, methods=["POST"]),
         Route("/ledger/sign-out", pages.sign_out, methods=["POST"]),
         Route("/ledger/lessons/{entry_id}", pages.lesson, methods=["POST"]),
+        Route(
+            "/ledger/history/{kind}/{item_id}",
+            lambda request: history_action(pages, request),
+            methods=["POST"],
+        ),
     ]

@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from continual import persons
+from continual.history.shown import HistoryView, history_view
 from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
@@ -39,6 +40,9 @@ DONE = {
     "restore": "Lesson {lesson} restored (and its mechanism may be raised again).",
     "lift": "The suppression of lesson {lesson} is lifted: its mechanism may be raised again.",
     "delete": "Lesson {lesson} deleted: its text and receipts are gone; its id stays as a tombstone.",
+    "history-delete": "History lesson {lesson} deleted: its comments never make a lesson again.",
+    "history-confirm": "Suppression candidate {lesson} confirmed: reviews are told not to raise it.",
+    "history-reject": "Suppression candidate {lesson} rejected: it is never handed to reviews.",
 }
 
 
@@ -50,6 +54,7 @@ class View:
     chosen: RepositoryLedger | None
     weeks: tuple[WeekAcceptance, ...]
     suppressions: tuple[Suppression, ...] = ()
+    history: HistoryView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +203,7 @@ class LedgerPages:
                     chosen = ledgers[0]
                 weeks: tuple[WeekAcceptance, ...] = ()
                 refused: tuple[Suppression, ...] = ()
+                history: HistoryView | None = None
                 if chosen is not None:
                     weeks = acceptance_by_week(conn, caller.account_id).get(chosen.repository, ())
                     found = target_named(conn, caller.account_id, chosen.repository)
@@ -208,7 +214,13 @@ class LedgerPages:
                             now_ms=deps.clock(),
                             suppress_days=deps.suppress_days,
                         )
-            return View(ledgers, chosen, weeks, refused)
+                        history = history_view(
+                            conn,
+                            account_id=caller.account_id,
+                            repository_id=found.repository_id,
+                            repository=chosen.repository,
+                        )
+            return View(ledgers, chosen, weeks, refused, history)
 
         return await run(read)
 
@@ -252,6 +264,7 @@ class LedgerPages:
             problem=problem,
             confirm=asked,
             suppressions=view.suppressions,
+            history=view.history,
             github=self.github_web,
         )
 
@@ -267,7 +280,7 @@ class LedgerPages:
                 session, caller, view, status=404, problem=f"No repository {repo} in your account."
             )
         done, lesson = request.query_params.get("done"), request.query_params.get("lesson", "")
-        notice = DONE[done].format(lesson=lesson) if done in DONE else None
+        notice = DONE[done].format(lesson=lesson[:40]) if done in DONE else None
         return self._render(session, caller, view, notice=notice, search=Search.of(request))
 
     async def lesson(self, request: Request) -> Response:
