@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from starlette.routing import BaseRoute, Route
 
 from ghapp.web.history import history_action
@@ -26,7 +28,7 @@ def routes(
         Route("/ledger/lessons/{entry_id}", pages.lesson, methods=["POST"]),
         Route(
             "/ledger/history/{kind}/{item_id}",
-            lambda request: history_action(pages, request),
+            functools.partial(history_action, pages),
             methods=["POST"],
         ),
     ]
