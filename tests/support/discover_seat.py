@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from review.config import SeatConfig, SeatKind
+
 SCRIPT = """
 import json, pathlib, sys, time
 
@@ -76,6 +78,16 @@ class DiscoverySeat:
     def mode(self, mode: str, ids: list[int] | None = None) -> None:
         (self.directory / "mode").write_text(mode)
         (self.directory / "ids").write_text(json.dumps(ids or []))
+
+    def config(self) -> SeatConfig:
+        return SeatConfig(
+            name="finder",
+            lab="finder-labs",
+            kind=SeatKind.COMMAND,
+            command=(sys.executable, str(self.script)),
+            write=(str(self.directory),),
+            timeout_s=20,
+        )
 
     def toml(self, *, timeout_s: float = 20) -> str:
         return textwrap.dedent(
