@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from ghsim import conversation, pulls
-from ghsim.model import Author
+from ghsim.model import Author, ReviewComment
 from ghsim.patches import addition_patch
 from ghsim.state import World
 
@@ -27,6 +27,7 @@ class PastPull:
     addressed: tuple[int, ...] = ()
     unaddressed: tuple[int, ...] = ()
     others: tuple[int, ...] = ()  # the author's own, contributors', bots' and replies
+    refused: tuple[int, ...] = ()  # bots' suggestions a maintainer refused ("Won't fix")
     force_pushed: bool = False
     merged_by: str = ""
 
@@ -46,6 +47,20 @@ def _edit_patch(lines: list[int]) -> str:
     return "\n".join(hunks)
 
 
+def _refuse(
+    world: World, repo: str, number: int, made: ReviewComment, maintainer: str, author: str
+) -> None:
+    """A maintainer's typed refusal of a bot's comment; the author's and a bot's count for nothing."""
+    replies = (
+        (Author(world.account(author), "CONTRIBUTOR", False), "wontfix"),
+        (Author(world.account("ci-helper[bot]", "Bot"), "NONE", True), "false positive"),
+        (Author(world.account(maintainer), "MEMBER", False), "Won't fix: it matches the API."),
+    )
+    for offset, (who, body) in enumerate(replies, start=1):
+        reply = conversation.reply(world, repo, number, made.id, author=who, body=body)
+        reply.created_at = reply.updated_at = made.created_at + timedelta(seconds=offset)
+
+
 def seed_history(
     world: World,
     repo: str,
@@ -55,13 +70,15 @@ def seed_history(
     hours_apart: float = 6.0,
     force_push_every: int = 0,
     silent_every: int = 0,
+    refuse_bots: bool = False,
 ) -> History:
     """``pulls_count`` merged pull requests of ``repo``, the last merged now, each
     ``hours_apart`` after the one before. Of each one's ``comments_per_pull`` comments, about
     half are maintainers' thread openers (two in three of those addressed by a later push), the
     rest the author's own, a contributor's, a bot's and the author's replies. Every
     ``force_push_every``-th pull request loses its commented commit; every ``silent_every``-th
-    has no review comment at all."""
+    has no review comment at all. With ``refuse_bots`` a maintainer answers each bot's comment
+    "Won't fix", and the author and the bot itself refuse it too (which count for nothing)."""
     history = History()
     end = world.now()
     for index in range(pulls_count):
@@ -90,6 +107,7 @@ def seed_history(
         unaddressed: list[int] = []
         others: list[int] = []
         lines_fixed: list[int] = []
+        refused: list[int] = []
         for number in range(0 if silent else comments_per_pull):
             line = 1 + number * SPACING
             kind = number % 4
@@ -126,6 +144,9 @@ def seed_history(
                     others.append(reply.id)
             else:
                 others.append(made.id)
+            if kind == 2 and refuse_bots:
+                refused.append(made.id)
+                _refuse(world, repo, pull.number, made, maintainer, author)
         force_pushed = force_push_every > 0 and index % force_push_every == force_push_every - 1
         if lines_fixed:
             fix = _edit_patch(sorted(set(lines_fixed)))
@@ -146,6 +167,7 @@ def seed_history(
                 addressed=tuple(addressed),
                 unaddressed=tuple(unaddressed),
                 others=tuple(others),
+                refused=tuple(refused),
                 force_pushed=force_pushed,
                 merged_by=merger,
             )

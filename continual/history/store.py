@@ -11,11 +11,12 @@ from datetime import timedelta
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from continual.history.evidence import Kept, Outcome, PastPull, Receipt, fact_text, ranked
+from continual.history.lessons import LESSON_SUBJECT, REFUSAL_SUBJECT, RefusalState, handed
 from continual.history.runs import Run, read_run
 from continual.memory.items import ItemKind
 from continual.memory.provenance import Source
 from continual.secrets import redact, redact_optional
-from continual.tables import HistoryComment, HistoryPull, MemoryItemRow
+from continual.tables import HistoryComment, HistoryPull, HistoryRefusal, MemoryItemRow
 from continual.times import from_ms, to_ms
 from continual.values import EntryState
 
@@ -115,6 +116,13 @@ def discard_generation(conn: Connection, repository_id: int, generation: int) ->
             HistoryComment.published.is_(False),
         )
     )
+    conn.execute(
+        delete(HistoryRefusal).where(
+            HistoryRefusal.repository_id == repository_id,
+            HistoryRefusal.generation == generation,
+            HistoryRefusal.state == RefusalState.SEEDED.value,
+        )
+    )
     return conn.execute(
         delete(HistoryPull).where(
             HistoryPull.repository_id == repository_id, HistoryPull.generation == generation
@@ -175,31 +183,22 @@ def publish(conn: Connection, *, account_id: int, repository_id: int, cap: int, 
             MemoryItemRow.review_id == session,
         )
     )
-    if chosen:
-        expires = to_ms(from_ms(now_ms) + FACT_TTL)
-        conn.execute(
-            insert(MemoryItemRow),
-            [
-                {
-                    "account_id": account_id,
-                    "repository_id": repository_id,
-                    "review_id": session,
-                    "kind": ItemKind.FACT.value,
-                    "subject": f"history:{receipt.comment_id}",
-                    "text": redact(fact_text(receipt)),
-                    "seat": HISTORY_SEAT,
-                    "lens": "",
-                    "commit": receipt.addressed_sha,
-                    "files": json.dumps([receipt.path]),
-                    "state": EntryState.ACTIVE.value,
-                    "source": Source.HISTORY.value,
-                    "reporters": json.dumps([[HISTORY_SEAT, ""]]),
-                    "expires_ms": expires,
-                    "created_ms": to_ms(receipt.created_at),
-                }
-                for receipt in chosen
-            ],
+    rows = [
+        _memory_row(
+            account_id,
+            repository_id,
+            subject=f"history:{receipt.comment_id}",
+            text=fact_text(receipt),
+            files=(receipt.path,),
+            commit=receipt.addressed_sha,
+            created_ms=to_ms(receipt.created_at),
+            now_ms=now_ms,
         )
+        for receipt in chosen
+    ]
+    if rows:
+        conn.execute(insert(MemoryItemRow), rows)
+    hand_lessons(conn, account_id=account_id, repository_id=repository_id, now_ms=now_ms)
     conn.execute(
         update(HistoryComment)
         .where(
@@ -209,6 +208,67 @@ def publish(conn: Connection, *, account_id: int, repository_id: int, cap: int, 
         .values(published=True)
     )
     return len(chosen)
+
+
+def _memory_row(
+    account_id: int,
+    repository_id: int,
+    *,
+    subject: str,
+    text: str,
+    files: Sequence[str],
+    commit: str,
+    created_ms: int,
+    now_ms: int,
+) -> dict[str, object]:
+    """One history memory item: active (the code's evidence or a person vouches for it)."""
+    return {
+        "account_id": account_id,
+        "repository_id": repository_id,
+        "review_id": session_of(repository_id),
+        "kind": ItemKind.FACT.value,
+        "subject": subject,
+        "text": redact(text),
+        "seat": HISTORY_SEAT,
+        "lens": "",
+        "commit": commit,
+        "files": json.dumps(list(files)),
+        "state": EntryState.ACTIVE.value,
+        "source": Source.HISTORY.value,
+        "reporters": json.dumps([[HISTORY_SEAT, ""]]),
+        "expires_ms": to_ms(from_ms(now_ms) + FACT_TTL),
+        "created_ms": created_ms,
+    }
+
+
+def hand_lessons(conn: Connection, *, account_id: int, repository_id: int, now_ms: int) -> int:
+    """Hand reviews the repository's active history lessons and confirmed refusals (replacing
+    what was handed of them before); answers how many."""
+    conn.execute(
+        delete(MemoryItemRow).where(
+            MemoryItemRow.account_id == account_id,
+            MemoryItemRow.repository_id == repository_id,
+            MemoryItemRow.review_id == session_of(repository_id),
+            MemoryItemRow.subject.like(f"{LESSON_SUBJECT}%")
+            | MemoryItemRow.subject.like(f"{REFUSAL_SUBJECT}%"),
+        )
+    )
+    rows = [
+        _memory_row(
+            account_id,
+            repository_id,
+            subject=item.subject,
+            text=item.text,
+            files=item.files,
+            commit=item.commit,
+            created_ms=item.created_ms,
+            now_ms=now_ms,
+        )
+        for item in handed(conn, repository_id)
+    ]
+    if rows:
+        conn.execute(insert(MemoryItemRow), rows)
+    return len(rows)
 
 
 @dataclass(frozen=True, slots=True)

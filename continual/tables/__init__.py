@@ -26,7 +26,14 @@ from __future__ import annotations
 from continual.tables.base import NAMING_CONVENTION, Base
 from continual.tables.changes import EntryChange
 from continual.tables.fixes import FixPullRow, FixState
-from continual.tables.history import HistoryComment, HistoryPull, HistoryRun
+from continual.tables.history import (
+    HistoryComment,
+    HistoryLesson,
+    HistoryPublication,
+    HistoryPull,
+    HistoryRefusal,
+    HistoryRun,
+)
 from continual.tables.judge import JudgeVerdictRow
 from continual.tables.lessons import LessonEvent, LessonProvenance
 from continual.tables.links import LinkName
@@ -65,7 +72,10 @@ __all__ = [
     "FixPullRow",
     "FixState",
     "HistoryComment",
+    "HistoryLesson",
+    "HistoryPublication",
     "HistoryPull",
+    "HistoryRefusal",
     "HistoryRun",
     "Injection",
     "JudgeVerdictRow",

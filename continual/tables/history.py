@@ -103,3 +103,89 @@ class HistoryComment(Base):
     url: Mapped[str] = mapped_column(Text, default="")
     published: Mapped[bool] = mapped_column(Boolean, default=False)
     created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class HistoryLesson(Base):
+    """A lesson a discovery seat proposed from addressed maintainer comments, kept after its
+    checks: active when they come from two or more pull requests, else a candidate. ``key``
+    names its set of comments (the same comments never make a second one); a person's deletion
+    erases its words and keeps the row, so the same comments never re-create it."""
+
+    __tablename__ = "history_lessons"
+    __table_args__ = (Index("uq_history_lessons_key", "repository_id", "key", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(16))  # active, candidate
+    comment_ids: Mapped[str] = mapped_column(Text)  # JSON list of history_comments ids
+    prs: Mapped[str] = mapped_column(Text)  # JSON list of pull request numbers
+    quotes: Mapped[str] = mapped_column(Text)  # JSON {comment id: verbatim quote}
+    seat: Mapped[str] = mapped_column(String(100))
+    publication_id: Mapped[int] = mapped_column(Integer)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    deleted_ms: Mapped[int | None] = mapped_column(BigInteger)
+    deleted_by: Mapped[str | None] = mapped_column(String(100))
+
+
+class HistoryRefusal(Base):
+    """Another review bot's past suggestion a maintainer refused: a suppression candidate that
+    only a person's confirmation on `/ledger` turns into something handed to reviews."""
+
+    __tablename__ = "history_refusals"
+    __table_args__ = (Index("ix_history_refusals_repository", "repository_id", "state"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"))
+    pr: Mapped[int] = mapped_column(Integer)
+    generation: Mapped[int] = mapped_column(Integer)
+    bot: Mapped[str] = mapped_column(String(100))
+    path: Mapped[str] = mapped_column(Text)
+    line: Mapped[int | None] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
+    url: Mapped[str] = mapped_column(Text, default="")
+    maintainer: Mapped[str] = mapped_column(String(100))
+    association: Mapped[str] = mapped_column(String(32))  # the maintainer's, when they replied
+    reply_id: Mapped[int] = mapped_column(BigInteger)
+    reply_url: Mapped[str] = mapped_column(Text, default="")
+    quote: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(String(32))
+    rule: Mapped[str] = mapped_column(String(128))
+    evidence: Mapped[str] = mapped_column(String(16))
+    # seeded (unpublished), candidate, confirmed or rejected
+    state: Mapped[str] = mapped_column(String(16))
+    decided_by: Mapped[str | None] = mapped_column(String(100))
+    decided_ms: Mapped[int | None] = mapped_column(BigInteger)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class HistoryPublication(Base):
+    """The receipt of one publication of a repository's history: what it published, in one
+    transaction, and what its discovery seat said."""
+
+    __tablename__ = "history_publications"
+    __table_args__ = (Index("ix_history_publications_repository", "repository_id", "at_ms"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    repository_id: Mapped[int] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"))
+    generation: Mapped[int] = mapped_column(Integer)
+    facts: Mapped[int] = mapped_column(Integer)
+    lessons_active: Mapped[int] = mapped_column(Integer)
+    lessons_candidate: Mapped[int] = mapped_column(Integer)
+    refusals: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[str | None] = mapped_column(String(100))
+    proposals: Mapped[int] = mapped_column(Integer)
+    rejected: Mapped[str] = mapped_column(Text, default="{}")  # JSON {why: count}
+    seat_failure: Mapped[str | None] = mapped_column(Text)
+    at_ms: Mapped[int] = mapped_column(BigInteger)

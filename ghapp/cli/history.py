@@ -20,6 +20,7 @@ from ghapp.cli.common import Subparsers
 from ghapp.db import ensure_ready, reading
 from ghapp.github.errors import GitHubError, Transient
 from ghapp.github.installation import InstallationClient
+from ghapp.handlers.history import options_of
 from ghapp.history import Backfill, Options, schedule
 from ghapp.jobs import now_ms
 from ghapp.settings import Settings
@@ -152,7 +153,7 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
             print(f"back-fill of {args.repo} queued for the worker", file=sys.stderr)
             return 0
         assert deps.github is not None
-        options = Options(settings.history_budget_share, settings.history_fact_cap)
+        options = options_of(deps)
         client = deps.github.installation(installation_id)
         try:
             ended = asyncio.run(follow(client, deps.engine, repository_id, run, options))

@@ -15,14 +15,24 @@ from ghapp.github.errors import RetryAt
 from ghapp.history import JOB_KIND, LEASE_MS, Backfill, Options, repository_of
 from ghapp.jobs import ClaimedJob
 from ghapp.router import Route
+from review.seats import TextSeat, make_seat
 
 log = logging.getLogger(__name__)
+
+
+def discovery_seat(deps: Deps) -> TextSeat | None:
+    """The `[history] seat` of hindsight.toml, if one is configured."""
+    config = deps.review_config
+    name = config.history.seat if config is not None else None
+    return make_seat(config.seat(name)) if config is not None and name is not None else None
 
 
 def options_of(deps: Deps) -> Options:
     return Options(
         budget_share=deps.settings.history_budget_share,
         fact_cap=deps.settings.history_fact_cap,
+        app_slug=deps.settings.app_slug,
+        seat=discovery_seat(deps),
     )
 
 

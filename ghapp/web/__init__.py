@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
 from starlette.routing import BaseRoute, Route
 
+from ghapp.web.history import history_action
 from ghapp.web.pages import LedgerPages
 from ghapp.web.render import github_web_url
 from ghapp.web.session import Sessions
@@ -24,4 +27,9 @@ def routes(
         Route("/ledger/sign-out", pages.sign_out, methods=["POST"]),
         Route("/ledger/lessons/{entry_id}", pages.lesson, methods=["POST"]),
         Route("/ledger/suggestions/{suggestion_id}/fix", pages.fix, methods=["POST"]),
+        Route(
+            "/ledger/history/{kind}/{item_id}",
+            functools.partial(history_action, pages),
+            methods=["POST"],
+        ),
     ]

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from continual import persons
+from continual.history.shown import HistoryView, history_view
 from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
 from continual.persons import Caller
@@ -42,6 +43,9 @@ DONE = {
     "restore": "Lesson {lesson} restored (and its mechanism may be raised again).",
     "lift": "The suppression of lesson {lesson} is lifted: its mechanism may be raised again.",
     "delete": "Lesson {lesson} deleted: its text and receipts are gone; its id stays as a tombstone.",
+    "history-delete": "History lesson {lesson} deleted: its comments never make a lesson again.",
+    "history-confirm": "Suppression candidate {lesson} confirmed: reviews are told not to raise it.",
+    "history-reject": "Suppression candidate {lesson} rejected: it is never handed to reviews.",
 }
 
 
@@ -54,6 +58,7 @@ class View:
     weeks: tuple[WeekAcceptance, ...]
     suppressions: tuple[Suppression, ...] = ()
     pending: tuple[Pending, ...] = ()
+    history: HistoryView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +208,7 @@ class LedgerPages:
                 weeks: tuple[WeekAcceptance, ...] = ()
                 refused: tuple[Suppression, ...] = ()
                 undecided: tuple[Pending, ...] = ()
+                history: HistoryView | None = None
                 if chosen is not None:
                     weeks = acceptance_by_week(conn, caller.account_id).get(chosen.repository, ())
                     found = target_named(conn, caller.account_id, chosen.repository)
@@ -216,7 +222,13 @@ class LedgerPages:
                         undecided = tuple(
                             pending_suggestions(conn, found.repository_id, most=MOST_LISTED)
                         )
-            return View(ledgers, chosen, weeks, refused, undecided)
+                        history = history_view(
+                            conn,
+                            account_id=caller.account_id,
+                            repository_id=found.repository_id,
+                            repository=chosen.repository,
+                        )
+            return View(ledgers, chosen, weeks, refused, undecided, history)
 
         return await run(read)
 
@@ -261,6 +273,7 @@ class LedgerPages:
             confirm=asked,
             suppressions=view.suppressions,
             pending=view.pending,
+            history=view.history,
             github=self.github_web,
         )
 
@@ -276,7 +289,7 @@ class LedgerPages:
                 session, caller, view, status=404, problem=f"No repository {repo} in your account."
             )
         done, lesson = request.query_params.get("done"), request.query_params.get("lesson", "")
-        notice = DONE[done].format(lesson=lesson) if done in DONE else None
+        notice = DONE[done].format(lesson=lesson[:40]) if done in DONE else None
         return self._render(session, caller, view, notice=notice, search=Search.of(request))
 
     async def lesson(self, request: Request) -> Response:

@@ -13,6 +13,7 @@ from review.config.values import (
     Acknowledge,
     DecisionSettings,
     FixSettings,
+    HistorySettings,
     MaintenanceSettings,
     ProofPolicy,
     ReviewConfig,
@@ -22,7 +23,7 @@ from review.config.values import (
 from review.lenses import BUILTIN_LENS_INSTRUCTIONS, DEFAULT_LENSES, Lens
 
 _TOP_KEYS = frozenset(
-    {"seats", "lenses", "review", "writeback", "decisions", "maintenance", "fixes"}
+    {"seats", "lenses", "review", "writeback", "decisions", "maintenance", "fixes", "history"}
 )
 _LENS_KEYS = frozenset({"name", "instructions"})
 
@@ -60,7 +61,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
     for key in sorted(set(data) - _TOP_KEYS):
         problems.add(
             f"unknown key {key!r} (expected [[seats]], [[lenses]], [review], [writeback], "
-            "[decisions], [maintenance] or [fixes])"
+            "[decisions], [maintenance], [fixes] or [history])"
         )
 
     seats = _parse_seats(data.get("seats"), problems)
@@ -71,6 +72,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
     decisions = _parse_decisions(data.get("decisions"), names, problems)
     maintenance = _parse_maintenance(data.get("maintenance"), names, problems)
     fixes = _parse_fixes(data.get("fixes"), problems)
+    history = _parse_history(data.get("history"), names, problems)
     if problems.items:
         raise ConfigError(source, problems.items)
     return ReviewConfig(
@@ -82,6 +84,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "hindsight.toml") -> 
         decisions=decisions,
         maintenance=maintenance,
         fixes=fixes,
+        history=history,
     )
 
 
@@ -178,6 +181,14 @@ def _parse_maintenance(value: Any, seats: set[str], problems: _Problems) -> Main
         problems.add(f"maintenance.seat must name a configured seat, got {seat!r}")
         return MaintenanceSettings()
     return MaintenanceSettings(seat=seat)
+
+
+def _parse_history(value: Any, seats: set[str], problems: _Problems) -> HistorySettings:
+    seat = _table(value, "history", frozenset({"seat"}), problems).get("seat")
+    if seat is not None and (not isinstance(seat, str) or seat not in seats):
+        problems.add(f"history.seat must name a configured seat, got {seat!r}")
+        return HistorySettings()
+    return HistorySettings(seat=seat)
 
 
 def _parse_fixes(value: Any, problems: _Problems) -> FixSettings:

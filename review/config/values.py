@@ -110,6 +110,14 @@ class MaintenanceSettings:
 
 
 @dataclass(frozen=True)
+class HistorySettings:
+    """``[history]``: the optional discovery seat that proposes lessons from the back-fill's
+    addressed maintainer comments (`hindsight.discover/1`)."""
+
+    seat: str | None = None
+
+
+@dataclass(frozen=True)
 class FixSettings:
     """``[fixes]``: whether a maintainer's `/fix` opens a fix PR (it needs `contents: write`)."""
 
@@ -128,6 +136,7 @@ class ReviewConfig:
     decisions: DecisionSettings = DecisionSettings()
     maintenance: MaintenanceSettings = MaintenanceSettings()
     fixes: FixSettings = FixSettings()
+    history: HistorySettings = HistorySettings()
 
     def seat(self, name: str) -> SeatConfig:
         """The seat called ``name``; ``KeyError`` if none is configured."""

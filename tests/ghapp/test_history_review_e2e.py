@@ -1,9 +1,11 @@
-"""A review after a back-fill is handed the repository's history facts, cited, for its files."""
+"""A review after a back-fill is handed the repository's history facts, cited, for its files,
+and the lessons a discovery seat found in them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine, select
 
 from continual.tables import Repository
@@ -12,17 +14,21 @@ from ghapp.history import schedule
 from ghapp.jobs import now_ms
 from ghsim import addition_patch
 from ghsim.history import seed_history
+from tests.support.discover_seat import discovery_seat
 from tests.support.history import run_of
 from tests.support.review import harness, lenses_toml, requests_of, seat_toml
 from tests.support.simulator import REPO
 
 
+@pytest.mark.parametrize("discovering", [False, True])
 def test_the_next_review_is_handed_the_history_facts_of_its_files(
-    engine: Engine, tmp_path: Path
+    engine: Engine, tmp_path: Path, discovering: bool
 ) -> None:
     logs = tmp_path / "requests"
     logs.mkdir()
     toml = seat_toml(tmp_path, "alpha", log_dir=str(logs)) + lenses_toml("correctness")
+    if discovering:
+        toml += discovery_seat(tmp_path / "finder").toml()
     with harness(engine, tmp_path, toml, memory=True) as h:  # history facts are memory
         history = seed_history(h.sim.world, REPO, pulls_count=2, comments_per_pull=4)
         with reading(engine) as conn:
@@ -47,6 +53,12 @@ def test_the_next_review_is_handed_the_history_facts_of_its_files(
         h.sim.open_pull(REPO, files={first.path: addition_patch(lines)})
         h.run()
     (request,) = requests_of(logs)
+    lesson = [line for line in request["cross_session"].splitlines() if "when opening" in line]
+    if discovering:  # one lesson resting on both pull requests: active, handed with its sources
+        assert len(lesson) == 1
+        assert all(f"#{p.number}" in lesson[0] for p in history.pulls)
+    else:
+        assert lesson == []
     handed = request["cross_session"]
     assert handed.startswith("Recalled from earlier sessions:\n")
     cited = [line for line in handed.splitlines() if f"on `{first.path}`" in line]

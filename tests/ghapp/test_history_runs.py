@@ -15,13 +15,21 @@ import pytest
 from sqlalchemy import Engine, func, select, update
 
 from continual.history.runs import Run, RunState
-from continual.tables import HistoryPull, MemoryItemRow
+from continual.tables import (
+    HistoryLesson,
+    HistoryPublication,
+    HistoryPull,
+    HistoryRefusal,
+    MemoryItemRow,
+)
 from ghapp.db import reading
 from ghapp.history import LEASE_MS, Backfill, Options, schedule
 from ghapp.jobs import now_ms
 from ghapp.tables import Installation
 from ghsim import GitHubSimulator
 from ghsim.history import History, seed_history
+from review.seats import make_seat
+from tests.support.discover_seat import discovery_seat
 from tests.support.history import comments_of, facts_of, run_of
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, make_client, wait_until
 
@@ -34,10 +42,14 @@ def sim() -> Iterator[GitHubSimulator]:
         yield sim
 
 
-def installed(engine: Engine, sim: GitHubSimulator, pulls: int, comments: int = 4) -> History:
+def installed(
+    engine: Engine, sim: GitHubSimulator, pulls: int, comments: int = 4, refuse_bots: bool = False
+) -> History:
     """The repository with a past, and the app's rows for it as an install leaves them."""
     sim.world.add_repository(REPO)
-    history = seed_history(sim.world, REPO, pulls_count=pulls, comments_per_pull=comments)
+    history = seed_history(
+        sim.world, REPO, pulls_count=pulls, comments_per_pull=comments, refuse_bots=refuse_bots
+    )
     sim.world.add_installation(ORG, installation_id=INSTALLATION)
     sim.world.attach(REPO, INSTALLATION)
     repo = sim.world.repo(REPO)
@@ -128,14 +140,24 @@ def test_a_new_request_reads_only_what_is_new(engine: Engine, sim: GitHubSimulat
     assert len(facts) == history.addressed
 
 
+def nothing_else_kept(engine: Engine) -> bool:
+    with reading(engine) as conn:
+        return all(
+            conn.execute(select(func.count()).select_from(table)).scalar_one() == 0
+            for table in (HistoryRefusal, HistoryLesson, HistoryPublication)
+        )
+
+
+@pytest.mark.parametrize("at", [2, 5])  # mid-run; after the last read, while the seat answers
 def test_the_installation_removed_mid_run_stops_with_nothing_published(
-    engine: Engine, sim: GitHubSimulator
+    engine: Engine, sim: GitHubSimulator, tmp_path: Path, at: int
 ) -> None:
-    installed(engine, sim, pulls=5)
+    installed(engine, sim, pulls=5, refuse_bots=True)
     ask(engine, sim)
+    seat = discovery_seat(tmp_path / "finder")
 
     def remove_after_two(run: Run) -> None:
-        if run.prs_read == 2:
+        if run.prs_read == at:
             with engine.begin() as conn:
                 conn.execute(
                     update(Installation)
@@ -143,10 +165,22 @@ def test_the_installation_removed_mid_run_stops_with_nothing_published(
                     .values(deleted_ms=now_ms())
                 )
 
-    outcome = asyncio.run(backfill(engine, sim, on_progress=remove_after_two).run())
+    client = make_client(sim).installation(INSTALLATION)
+    options = Options(app_slug="hindsight", seat=make_seat(seat.config()))
+    run = Backfill(
+        client,
+        engine,
+        sim.world.repo(REPO).id,
+        options=options,
+        clock=now_ms,
+        on_progress=remove_after_two,
+    )
+    outcome = asyncio.run(run.run())
     assert outcome.run is not None and outcome.run.state is RunState.STOPPED
     assert outcome.run.last_error == "the installation was removed"
     assert pulls_kept(engine) == 0 and comments_of(engine) == [] and facts_of(engine) == []
+    assert nothing_else_kept(engine)
+    assert len(seat.calls()) == (1 if at == 5 else 0)  # asked, and still nothing published
 
 
 RUNNER = """

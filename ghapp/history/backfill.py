@@ -1,44 +1,34 @@
-"""The history back-fill at the door: read a repository's merged pull requests and their review
-comments from GitHub within its rate limit, keep the maintainers' comments with their evidence,
-and publish the addressed ones as cited facts (docs/history.md). The rules are the core's
-(``continual.history``); this module reads GitHub, paces itself and persists the cursor."""
+"""One turn of a repository's history back-fill at the door: read its merged pull requests
+from GitHub within its rate limit, keep the maintainers' comments with their evidence, persist
+the cursor, and at the end publish everything at once (docs/history.md). The rules are the
+core's (``continual.history``)."""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Connection, Engine, select
 
-from continual.history.evidence import Kept, PastComment, PastPull, base_commit, counted, judge
-from continual.history.runs import (
-    DEFAULT_DAYS,
-    DEFAULT_MAX_PRS,
-    Run,
-    RunState,
-    acquire,
-    advance,
-    read_run,
-    release,
-    request_run,
-    stop_runs,
-)
-from continual.history.store import discard_generation, publish, pulls_read, save_pull
+from continual.history.lessons import save_refusals
+from continual.history.publication import Discovery, publish_all
+from continual.history.runs import Run, RunState, acquire, advance, read_run, release
+from continual.history.store import discard_generation, pulls_read, save_pull
 from continual.tables import Repository
 from continual.times import to_ms
-from continual.writeback.authors import Author
 from ghapp.github.errors import Forbidden, Gone, RetryAt, Transient
 from ghapp.github.installation import InstallationClient
-from ghapp.github.values import PullRequest, ReviewComment
-from ghapp.jobs import JobSpec, enqueue
+from ghapp.github.values import PullRequest
+from ghapp.history.publishing import discovery
+from ghapp.history.reading import read_pull
 from ghapp.tables import Installation
+from review.seats import TextSeat
 
 log = logging.getLogger(__name__)
 
-JOB_KIND = "history.backfill"
 LEASE_MS = 120_000
 # The most one pull request costs beyond pages of its comments: its comments, who merged it,
 # one comparison.
@@ -47,51 +37,14 @@ PER_PULL = 3
 Progress = Callable[[Run], None]
 
 
-def serial_key(repository_id: int) -> str:
-    """Back-fill jobs of one repository run one at a time."""
-    return f"history:{repository_id}"
-
-
-def repository_of(key: str | None) -> int | None:
-    prefix, _, rest = (key or "").partition(":")
-    return int(rest) if prefix == "history" and rest.isdecimal() else None
-
-
-def schedule(
-    conn: Connection,
-    *,
-    account_id: int,
-    repository_id: int,
-    installation_id: int,
-    now_ms: int,
-    days: int = DEFAULT_DAYS,
-    max_prs: int = DEFAULT_MAX_PRS,
-) -> tuple[Run, bool]:
-    """Ask for a back-fill in the caller's transaction, with its durable job; a live run of the
-    repository stands for this one (answers it, and False)."""
-    run, new = request_run(
-        conn,
-        account_id=account_id,
-        repository_id=repository_id,
-        installation_id=installation_id,
-        days=days,
-        max_prs=max_prs,
-        now_ms=now_ms,
-    )
-    if new:
-        spec = JobSpec(
-            kind=JOB_KIND, serial_key=serial_key(repository_id), installation_id=installation_id
-        )
-        enqueue(conn, [spec], now=now_ms)
-    return run, new
-
-
 @dataclass(frozen=True, slots=True)
 class Options:
     """How a back-fill paces itself and what it publishes."""
 
     budget_share: float = 0.25
     fact_cap: int = 200
+    app_slug: str | None = None  # this app's own bot's suggestions are not another bot's
+    seat: TextSeat | None = None  # the discovery seat (`[history] seat`), if any
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,28 +59,6 @@ class Outcome:
 
 class Stop(Exception):
     """The installation or the repository went away: stop, publish nothing."""
-
-
-def past_comment(comment: ReviewComment) -> PastComment | None:
-    if comment.created_at is None:
-        return None
-    author = Author(
-        login=comment.user.login,
-        type=comment.user.type,
-        association=comment.author_association,
-        via_app=comment.via_app is not None,
-    )
-    return PastComment(
-        id=comment.id,
-        author=author,
-        path=comment.path,
-        line=comment.line,
-        commit_sha=comment.commit_id,
-        body=comment.body,
-        in_reply_to=comment.in_reply_to_id,
-        created_at=comment.created_at,
-        url=comment.html_url,
-    )
 
 
 class Backfill:
@@ -223,14 +154,15 @@ class Backfill:
                 run = await self._read_pull(run, name, pull)
             older = all(p.updated_at is not None and to_ms(p.updated_at) < since for p in pulls)
             if run.prs_read >= run.max_prs or not more or older:
-                return self._finish(run)
+                return await self._finish(run)
             run = self._write(run, page=run.page + 1, prs_seen=run.prs_seen + len(pulls))
 
     async def _read_pull(self, run: Run, name: str, pull: PullRequest) -> Run:
         with self.engine.connect() as conn:
             self._repository(conn, run)
         before = self.client.sent
-        past, kept, missing = await self._evidence(name, pull)
+        read = await read_pull(self.client, name, pull, app_slug=self.options.app_slug)
+        kept = read.kept
         requests = self.client.sent - before
         with self.engine.begin() as conn:
             addressed = save_pull(
@@ -238,10 +170,19 @@ class Backfill:
                 account_id=run.account_id,
                 repository_id=self.repository_id,
                 generation=run.generation,
-                pull=past,
+                pull=read.pull,
                 kept=kept,
                 requests=requests,
-                evidence_missing=missing,
+                evidence_missing=read.missing,
+                now_ms=self.clock(),
+            )
+            save_refusals(
+                conn,
+                account_id=run.account_id,
+                repository_id=self.repository_id,
+                pr=pull.number,
+                generation=run.generation,
+                refusals=read.refusals,
                 now_ms=self.clock(),
             )
             run = self._advance(
@@ -253,52 +194,6 @@ class Backfill:
                 requests=run.requests + requests,
             )
         return self._shown(run)
-
-    async def _evidence(
-        self, name: str, pull: PullRequest
-    ) -> tuple[PastPull, list[Kept], str | None]:
-        """The pull request's counted comments judged: its comments (pages), who merged it, and
-        one comparison from the earliest commented commit to its head; why evidence is missing."""
-        assert pull.merged_at is not None
-        try:
-            found = await self.client.list_review_comments(name, pull.number)
-        except Gone:
-            found = []
-        comments = [c for c in map(past_comment, found) if c is not None]
-        past = PastPull(pull.number, pull.user.login, pull.head_sha, pull.merged_at)
-        counting = counted(past, comments)
-        if not counting:
-            return past, [], None
-        try:
-            merged = await self.client.get_pull(name, pull.number)
-            if merged.merged_by is not None:
-                past = PastPull(
-                    past.number,
-                    past.author,
-                    merged.head_sha or past.head_sha,
-                    past.merged_at,
-                    merged.merged_by.login,
-                    merged.merged_by.is_bot,
-                )
-        except Gone:
-            pass
-        base = base_commit(counting)
-        patches: dict[str, str | None] | None = None
-        first: str | None = None
-        missing: str | None = None
-        if base is None or not past.head_sha:
-            missing = "no-head"
-        elif base == past.head_sha:
-            patches = {}
-        else:
-            try:
-                comparison = await self.client.compare(name, base, past.head_sha)
-            except Gone:
-                missing = "force-pushed"
-            else:
-                patches = {entry.filename: entry.patch for entry in comparison.files}
-                first = comparison.commits[0].sha if comparison.commits else None
-        return past, judge(past, comments, patches=patches, first_commit=first), missing
 
     # --- pacing ----------------------------------------------------------------------------
 
@@ -370,29 +265,39 @@ class Backfill:
         log.info("history back-fill paused", extra={"repository": self.repository_id})
         return Outcome(run, resume_at=at)
 
-    def _finish(self, run: Run) -> Outcome:
-        """Publish the repository's facts and the run's end in one transaction."""
+    async def _finish(self, run: Run) -> Outcome:
+        """Ask the discovery seat, then publish the repository's facts, lessons and refusals
+        and the run's end in one transaction, with its publication receipt."""
+        found: Discovery = await discovery(
+            self.engine,
+            self.options.seat,
+            account_id=run.account_id,
+            repository_id=self.repository_id,
+        )
         now = self.clock()
         with self.engine.begin() as conn:
             self._repository(conn, run)
-            facts = publish(
+            receipt = publish_all(
                 conn,
                 account_id=run.account_id,
                 repository_id=self.repository_id,
+                generation=run.generation,
                 cap=self.options.fact_cap,
+                discovery=found,
                 now_ms=now,
             )
-            release(
+            if not release(
                 conn,
                 self.repository_id,
                 token=self.token,
                 state=RunState.DONE,
                 now_ms=now,
-                facts=facts,
-                last_error=None,
-            )
+                facts=receipt["facts"],
+                last_error=found.failure and f"discovery seat: {found.failure}"[:500],
+            ):
+                raise Transient("the back-fill's lease was taken over before it published")
             done = read_run(conn, self.repository_id)
-        log.info("history back-fill done", extra={"repository": self.repository_id, "facts": facts})
+        log.info("history back-fill done", extra={"repository": self.repository_id, **receipt})
         return Outcome(done)
 
     def _stop(self, run: Run, reason: str) -> Outcome:
@@ -409,47 +314,3 @@ class Backfill:
             stopped = read_run(conn, self.repository_id)
         log.info("history back-fill stopped", extra={"repository": self.repository_id})
         return Outcome(stopped)
-
-
-def stop_for(
-    conn: Connection,
-    *,
-    reason: str,
-    now_ms: int,
-    installation_id: int | None = None,
-    repository_ids: Sequence[int] = (),
-) -> int:
-    """The installation was removed (or these repositories left it): its live back-fills stop,
-    and what they read and did not publish is forgotten. Answers how many stopped."""
-    stopped = stop_runs(
-        conn,
-        reason=reason,
-        now_ms=now_ms,
-        installation_id=installation_id,
-        repository_ids=repository_ids,
-    )
-    for run in stopped:
-        discard_generation(conn, run.repository_id, run.generation)
-    return len(stopped)
-
-
-def schedule_all(conn: Connection, repository_ids: Sequence[int], now_ms: int) -> int:
-    """Ask for a back-fill of each of these repositories (just installed); answers how many."""
-    rows = conn.execute(
-        select(Repository.id, Repository.account_id, Repository.installation_id).where(
-            Repository.id.in_(list(repository_ids)), Repository.removed_ms.is_(None)
-        )
-    ).all()
-    made = 0
-    for row in rows:
-        if row.installation_id is None:
-            continue
-        _, new = schedule(
-            conn,
-            account_id=row.account_id,
-            repository_id=row.id,
-            installation_id=row.installation_id,
-            now_ms=now_ms,
-        )
-        made += new
-    return made
