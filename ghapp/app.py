@@ -188,7 +188,7 @@ def create_app(
         Route("/metrics", metrics_endpoint(ready.metrics, _secret(settings.metrics_token))),
         Route("/readyz", readyz),
         *api.routes(),
-        *web.routes(settings.secret_bytes(), settings.github_api_url),
+        *web.routes(settings.secret_bytes(), settings.github_api_url, settings.github_oauth()),
     ]
     guard = Middleware(
         Guard,

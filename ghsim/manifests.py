@@ -136,6 +136,9 @@ def conversion(ctx: Context, call: Call) -> Response:
     shape["description"] = str(manifest.get("description") or "")
     shape["external_url"] = str(manifest["url"])
     webhook_secret = secrets.token_hex(20)
+    callbacks = manifest.get("callback_urls")
+    world.sign_ins.callback_urls = [str(x) for x in callbacks or () if isinstance(x, str)]
+    world.sign_ins.client_secret = secrets.token_hex(20)
     hook = manifest.get("hook_attributes")
     if isinstance(hook, dict) and hook.get("active", True) and ctx.hooks.configure is not None:
         # As on GitHub, the new app's events go to the manifest's webhook URL from now on.
@@ -143,7 +146,7 @@ def conversion(ctx: Context, call: Call) -> Response:
     return json_response(
         {
             **shape,
-            "client_secret": secrets.token_hex(20),
+            "client_secret": world.sign_ins.client_secret,
             "webhook_secret": webhook_secret,
             "pem": key.private_pem,
         },
