@@ -134,6 +134,8 @@ def conversion(ctx: Context, call: Call) -> Response:
         ctx.public_key_pem = key.public_pem
         shape = ctx.shapes.app()
     shape["description"] = str(manifest.get("description") or "")
+    # The app's page is on this GitHub's web side (the simulator serves both sides).
+    shape["html_url"] = f"{str(call.request.base_url).rstrip('/')}/apps/{shape['slug']}"
     shape["external_url"] = str(manifest["url"])
     webhook_secret = secrets.token_hex(20)
     callbacks = manifest.get("callback_urls")

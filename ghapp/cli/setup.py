@@ -113,7 +113,9 @@ def add_setup(commands: Subparsers) -> None:
     )
     setup.add_argument(
         "--webhook-url",
-        help="where GitHub posts events: your server's public URL and /webhooks",
+        required=True,
+        help="where GitHub posts events: your server's public URL and /webhooks (its origin "
+        "is also where GitHub sends people back after Sign in with GitHub on /ledger)",
     )
     setup.add_argument(
         "--github-url",

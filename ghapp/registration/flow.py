@@ -84,6 +84,7 @@ class Registration:
             redirect_url=self.base_url + CALLBACK_PATH,
             name=self.name,
             fixes=self.fixes,
+            web_url=self.site.web_url,
         )
 
     async def start(self, request: Request) -> Response:
@@ -200,4 +201,6 @@ def _credentials(response: httpx.Response, api_url: str) -> Credentials:
         api_url=api_url,
         webhook_secret=str(data["webhook_secret"]),
         pem=str(data["pem"]),
+        client_id=str(data.get("client_id") or ""),
+        client_secret=str(data.get("client_secret") or ""),
     )
