@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ from sqlalchemy import Engine, func, select
 from continual.tables import Person
 from ghapp.tables import LedgerSession
 from ghsim import GitHubSimulator
+from tests.support.browser import click_and_load
 from tests.support.recall import NOW, Clock, api, seed
 from tests.support.simulator import APP_ID, app_key
 
@@ -244,3 +246,18 @@ def test_the_simulator_answers_the_exchange_as_github_does(flow: Flow) -> None:
     assert "access_token=ghu_" in form.text
     user = httpx.get(f"{flow.sim.base_url}/user", headers={"authorization": "token nope"})
     assert user.status_code == 401
+
+
+def test_sign_in_with_github_in_headless_chromium(browser: Any, flow: Flow) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    flow.sim.world.sign_ins.web_user = "mona"  # signed in on GitHub's side already
+    browser.get(f"{flow.url}/ledger")
+    click_and_load(browser, browser.find_element(By.ID, "github-sign-in"))
+    assert browser.current_url.startswith(f"{flow.sim.base_url}/login/oauth/authorize?")
+    click_and_load(browser, browser.find_element(By.ID, "authorize"))
+    # The callback's page moves on to the ledger by itself, carrying the new session cookie.
+    WebDriverWait(browser, 10).until(lambda d: d.current_url == f"{flow.url}/ledger")
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert "signed in as mona" in header
