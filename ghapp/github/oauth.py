@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from githubkit import GitHub, TokenAuthStrategy, UnauthAuthStrategy
 from githubkit.exception import RequestError, RequestFailed, RequestTimeout
 
+from continual.writeback.authors import is_bot_account
 from ghapp.github.client import DEFAULT_TIMEOUT_S, REQUEST_HEADERS, USER_AGENT, GitHubClient
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class GitHubUser:
 
     @property
     def is_bot(self) -> bool:
-        return self.type != "User" or self.login.lower().endswith("[bot]")
+        return is_bot_account(self.login, self.type)
 
 
 @dataclass(frozen=True, slots=True)

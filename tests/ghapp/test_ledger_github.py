@@ -203,9 +203,11 @@ def test_a_wrong_client_secret_names_the_settings(
     engine: Engine, tmp_path: Path, sim: GitHubSimulator
 ) -> None:
     seed(engine, 1, "octo", "app", "lib")
-    with _serve(engine, tmp_path, sim, secret="not-the-secret") as url:
-        with httpx.Client(base_url=url) as client:
-            back = _sign_in(client, sim, "mona")
+    with (
+        _serve(engine, tmp_path, sim, secret="not-the-secret") as url,
+        httpx.Client(base_url=url) as client,
+    ):
+        back = _sign_in(client, sim, "mona")
     assert back.status_code == 502 and "HINDSIGHT_GITHUB_CLIENT_SECRET" in back.text
 
 
