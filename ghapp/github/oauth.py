@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 from githubkit import GitHub, TokenAuthStrategy, UnauthAuthStrategy
 from githubkit.exception import RequestError, RequestFailed, RequestTimeout
 
-from continual.writeback.authors import is_bot_account
 from ghapp.github.client import DEFAULT_TIMEOUT_S, REQUEST_HEADERS, USER_AGENT, GitHubClient
+from ghapp.github.values import GitHubUser
 
 log = logging.getLogger(__name__)
 
@@ -43,19 +43,6 @@ class SignInFailed(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-@dataclass(frozen=True, slots=True)
-class GitHubUser:
-    """Who signed in, as `GET /user` answers it."""
-
-    login: str
-    id: int
-    type: str
-
-    @property
-    def is_bot(self) -> bool:
-        return is_bot_account(self.login, self.type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +123,7 @@ class OAuthApp:
         data = await self._request(github, "GET", "/user", "who you are", headers=REQUEST_HEADERS)
         if not isinstance(data, Mapping) or not isinstance(data.get("login"), str):
             raise SignInFailed(502, "GitHub's answer to `GET /user` has no login")
-        return GitHubUser(str(data["login"]), int(data.get("id") or 0), str(data.get("type", "")))
+        return GitHubUser.from_json(data)
 
     async def _pages(self, token: str, url: str, key: str, what: str) -> list[Mapping[str, Any]]:
         github = self._github(self.api_url, token)

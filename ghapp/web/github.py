@@ -14,7 +14,8 @@ from continual import persons
 from continual.tables import Account
 from ghapp.api.auth import deps_of, run
 from ghapp.db import reading
-from ghapp.github.oauth import GitHubUser, OAuthApp, SignInFailed
+from ghapp.github.oauth import OAuthApp, SignInFailed
+from ghapp.github.values import GitHubUser
 from ghapp.web.pages import LEDGER, LedgerPages
 from ghapp.web.render import page
 from ghapp.web.session import Session, begin_sign_in, open_session, take_sign_in
