@@ -71,6 +71,7 @@ class Registration:
     key_file: Path
     force: bool
     fixes: bool = False  # ask for `contents: write`, which fix PRs need (docs/permissions.md)
+    local_url: str | None = None  # no public URL: the local server, its app webhook inactive
     state: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     finished: threading.Event = field(default_factory=threading.Event)
     credentials: Credentials | None = None
@@ -85,6 +86,7 @@ class Registration:
             name=self.name,
             fixes=self.fixes,
             web_url=self.site.web_url,
+            local_url=self.local_url,
         )
 
     async def start(self, request: Request) -> Response:

@@ -82,6 +82,7 @@ def load_manifest(
     name: str | None,
     fixes: bool = False,
     web_url: str = GITHUB_URL,
+    local_url: str | None = None,
 ) -> dict[str, Any]:
     """The manifest GitHub is sent: `path`'s fields, the webhook URL and the redirect back;
     with `fixes`, `contents: write` (fix PRs write a branch, a commit and a pull request).
@@ -111,15 +112,20 @@ def load_manifest(
     if fixes:
         manifest["default_permissions"] = {**manifest["default_permissions"], "contents": "write"}
     hook = dict(manifest.get("hook_attributes") or {})
+    active = local_url is None or webhook_url is not None
+    if not active:
+        # No public URL: GitHub never posts the app's events; a repository webhook forwarded by
+        # `gh webhook forward` brings them to the local server (docs/operations.md).
+        webhook_url = f"{local_url.rstrip('/')}/webhooks"
     hook_url = webhook_url or hook.get("url")
     if not isinstance(hook_url, str) or PLACEHOLDER_HOST in hook_url:
         raise RegistrationError(
             "--webhook-url is required: your server's public address and /webhooks, "
-            "for example https://hindsight.your-domain.example/webhooks"
+            "for example https://hindsight.your-domain.example/webhooks (or --local without one)"
         )
     if urlsplit(hook_url).scheme not in ("http", "https"):
         raise RegistrationError(f"--webhook-url must be an http(s) URL, got {hook_url!r}")
-    manifest["hook_attributes"] = {**hook, "url": hook_url, "active": True}
+    manifest["hook_attributes"] = {**hook, "url": hook_url, "active": active}
     manifest["redirect_url"] = redirect_url
     if manifest["url"] == SHIPPED_URL:
         manifest["url"] = f"{web_url.rstrip('/')}/apps/{app_slug(manifest['name'])}"

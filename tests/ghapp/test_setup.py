@@ -22,7 +22,7 @@ from ghapp.settings import Settings
 from ghapp.web.github import CALLBACK
 from ghsim import GitHubSimulator, generate_app_key
 from tests.support.browser import click_and_load
-from tests.support.setup import Setup
+from tests.support.setup import Setup, register_in_browser
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import serve
 
@@ -130,7 +130,7 @@ def test_setup_help_shows_the_webhook_url_as_required(tmp_path: Path) -> None:
         check=True,
     ).stdout
     usage = shown.split("options:", 1)[0]
-    assert "--webhook-url WEBHOOK_URL" in usage and "[--webhook-url" not in usage
+    assert "(--webhook-url WEBHOOK_URL | --local)" in usage and "[--webhook-url" not in usage
     assert "[--name NAME]" in usage  # optional flags stay bracketed
 
 
@@ -230,7 +230,8 @@ def test_force_keeps_the_other_settings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "the following arguments are required: --webhook-url"),
+        ([], "one of the arguments --webhook-url --local is required"),
+        (["--local", "--webhook-url", WEBHOOK_URL], "not allowed with argument"),
         (["--webhook-url", "ftp://x/webhooks"], "must be an http(s) URL"),
         (["--webhook-url", WEBHOOK_URL, "--github-url", "github.com"], "--github-url must be"),
         (["--webhook-url", WEBHOOK_URL, "--manifest", "absent.yml"], "no manifest at absent.yml"),
@@ -285,3 +286,33 @@ def test_fixes_ask_for_contents_write_and_nothing_else() -> None:
     )
     assert plain["default_permissions"]["contents"] == "read"
     assert fixes["default_permissions"] == {**plain["default_permissions"], "contents": "write"}
+
+
+def test_local_registers_an_inactive_webhook_on_the_local_server() -> None:
+    local = load_manifest(
+        APP_YML,
+        webhook_url=None,
+        redirect_url="http://x/cb",
+        name=None,
+        local_url="http://127.0.0.1:3000",
+    )
+    assert local["hook_attributes"] == {"url": "http://127.0.0.1:3000/webhooks", "active": False}
+    assert local["callback_urls"] == ["http://127.0.0.1:3000" + CALLBACK]
+
+
+def test_setup_local_registers_without_a_public_url_and_says_how_to_forward(
+    browser: Any, sim: GitHubSimulator, tmp_path: Path
+) -> None:
+    setup = Setup([*_simulated(sim), "--local"], tmp_path)
+    try:
+        register_in_browser(browser, setup.page_url())
+        code, output = setup.finish()
+    finally:
+        setup.kill()
+    assert code == 0, output
+    assert "gh webhook forward --repo OWNER/REPO --url http://127.0.0.1:3000/webhooks" in output
+    assert "HINDSIGHT_WEBHOOK_SECRET" in output and "Traceback" not in output
+    sim.add_installation(ORG, repositories=[REPO])
+    assert sim.deliveries == []  # the app's own webhook is inactive: GitHub posts nothing
+    values = _env(tmp_path / ".env")
+    assert values["HINDSIGHT_GITHUB_CLIENT_ID"] and len(values["HINDSIGHT_WEBHOOK_SECRET"]) >= 32
