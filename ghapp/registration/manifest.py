@@ -113,7 +113,7 @@ def load_manifest(
         manifest["default_permissions"] = {**manifest["default_permissions"], "contents": "write"}
     hook = dict(manifest.get("hook_attributes") or {})
     active = local_url is None or webhook_url is not None
-    if not active:
+    if local_url is not None and not active:
         # No public URL: GitHub never posts the app's events; a repository webhook forwarded by
         # `gh webhook forward` brings them to the local server (docs/operations.md).
         webhook_url = f"{local_url.rstrip('/')}/webhooks"
