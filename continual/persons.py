@@ -62,13 +62,14 @@ class Preference:
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Who a valid token belongs to. Carries no token material."""
+    """Who a valid token belongs to (or, for a `/ledger` session signed in with GitHub, which
+    person it is: ``token_id`` None). Carries no token material."""
 
     account_id: int
     account_login: str
     person_id: int
     login: str
-    token_id: str
+    token_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +247,18 @@ def caller_of(conn: Connection, token_id: str) -> Caller | None:
     """Who holds the token with this id, or None once it is revoked (a signed-in session's check)."""
     row = conn.execute(_live_tokens().where(Token.id == token_id)).one_or_none()
     return None if row is None else _caller(row)
+
+
+def caller_of_person(conn: Connection, person_id: int) -> Caller | None:
+    """The person as a caller without a token (a `/ledger` session signed in with GitHub)."""
+    row = conn.execute(
+        select(Person.id, Person.login, Person.account_id, Account.login.label("account_login"))
+        .join(Account, Account.id == Person.account_id)
+        .where(Person.id == person_id)
+    ).one_or_none()
+    if row is None:
+        return None
+    return Caller(row.account_id, row.account_login, row.id, row.login, None)
 
 
 def touch_due(last_used_ms: int | None, *, now: int) -> bool:

@@ -30,6 +30,7 @@ from ghapp.db import (
 )
 from ghapp.deliveries import retention_ms
 from ghapp.deps import Deps
+from ghapp.forwarded import InstallationFinder
 from ghapp.guard import Guard, descriptor_bound
 from ghapp.handlers import build_router
 from ghapp.ingress import DeliveryWriter, webhook_endpoint
@@ -181,14 +182,23 @@ def create_app(
     routes = [
         Route(
             "/webhooks",
-            webhook_endpoint(writer, settings.secret_bytes(), router, ready.metrics),
+            webhook_endpoint(
+                writer,
+                settings.secret_bytes(),
+                router,
+                ready.metrics,
+                # A forwarded repository webhook (`gh webhook forward`) names no installation.
+                None
+                if ready.github is None
+                else InstallationFinder(ready.github, ready.engine, ready.clock),
+            ),
             methods=["POST"],
         ),
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint(ready.metrics, _secret(settings.metrics_token))),
         Route("/readyz", readyz),
         *api.routes(),
-        *web.routes(settings.secret_bytes(), settings.github_api_url),
+        *web.routes(settings.secret_bytes(), settings.github_api_url, settings.github_oauth()),
     ]
     guard = Middleware(
         Guard,

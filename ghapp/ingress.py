@@ -9,7 +9,7 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -22,6 +22,7 @@ from ghapp import signature
 from ghapp.bodies import Refused, read_capped
 from ghapp.deliveries import PRUNE_BATCH, prune_bodies
 from ghapp.envelopes import BadPayload, check_values
+from ghapp.forwarded import InstallationFinder, NotInstalled
 from ghapp.jobs import JobSpec, insert_jobs, job_rows, now_ms
 from ghapp.metrics import Metrics
 from ghapp.router import Router
@@ -42,6 +43,7 @@ OUTCOMES = {
     413: "too_large",
     422: "bad_payload",
     500: "error",
+    503: "not_installed",
 }
 
 
@@ -289,9 +291,29 @@ def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> 
     )
 
 
+async def _forwarded(parsed: Incoming, finder: InstallationFinder, router: Router) -> Incoming:
+    """A delivery without an installation (a forwarded repository webhook), given the one of its
+    repository when it names one; its jobs are then the app delivery's (`ghapp.forwarded`)."""
+    payload = orjson.loads(parsed.body)
+    if not await finder.attach(payload):
+        return parsed
+    return replace(
+        parsed,
+        installation_id=payload["installation"]["id"],
+        body=orjson.dumps(payload).decode(),
+        jobs=tuple(router.jobs_for(parsed.event, payload)),
+    )
+
+
 def webhook_endpoint(
-    writer: DeliveryWriter, secret: bytes, router: Router, metrics: Metrics | None = None
+    writer: DeliveryWriter,
+    secret: bytes,
+    router: Router,
+    metrics: Metrics | None = None,
+    finder: InstallationFinder | None = None,
 ) -> Callable[[Request], Any]:
+    """`POST /webhooks`; with ``finder``, deliveries of a forwarded repository webhook (no
+    `installation`) are given their repository's installation."""
     counted = metrics or Metrics()
 
     async def webhooks(request: Request) -> Response:
@@ -313,6 +335,13 @@ def webhook_endpoint(
         parsed = parse_delivery(request.headers, body, secret, router)
         if isinstance(parsed, Response):
             return parsed
+        if finder is not None and parsed.installation_id is None:
+            try:
+                parsed = await _forwarded(parsed, finder, router)
+            except NotInstalled as exc:
+                return error_response(exc.status, "not_installed", exc.message)
+            except BadPayload as exc:
+                return error_response(422, "bad_payload", str(exc))
         try:
             recorded = await asyncio.wrap_future(writer.submit(parsed))
         except Unstorable as exc:

@@ -54,6 +54,10 @@ def _kind_of(key: object) -> str:
     return f"{'an' if kind[:1] in 'AEFHILMNORSX' else 'a'} {kind}"
 
 
+def _secret_text(value: SecretStr | None) -> str:
+    return "" if value is None else value.get_secret_value()
+
+
 class Settings(BaseSettings):
     """Everything the process reads from its environment, read once at start and passed down."""
 
@@ -68,6 +72,10 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     github_api_url: str = "https://api.github.com"
     app_slug: str | None = None
+    # The app's OAuth client (from the manifest flow): with both, `/ledger` offers
+    # "Sign in with GitHub"; without, the ledger's sign-in is by API token only.
+    github_client_id: str | None = None
+    github_client_secret: SecretStr | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=3000, ge=1, le=65535)
     store_dir: Path = Path(".hindsight")
@@ -197,6 +205,13 @@ class Settings(BaseSettings):
             )
         )
         return "SHA256:" + hashlib.sha256(der).hexdigest()[:16]
+
+    def github_oauth(self) -> tuple[str, str] | None:
+        """The app's OAuth client id and secret, or None when either is unset or empty."""
+        secret = _secret_text(self.github_client_secret)
+        if not self.github_client_id or not secret:
+            return None
+        return self.github_client_id, secret
 
     def require_github(self) -> None:
         """Fail with a message naming what is missing before `serve` or `worker` start."""

@@ -76,16 +76,23 @@ class LedgerSession(Base):
     """A signed-in `/ledger` session, kept server-side so signing out ends it at once.
 
     ``id`` is the sha256 of the id the session cookie carries; a row past ``expires_ms`` counts for
-    nothing and is pruned at the next sign-in.
+    nothing and is pruned at the next sign-in. A session signed in with an API token names it
+    (``token_id``); one signed in with GitHub names its person (``person_id``); a row with neither
+    (nor account) is a GitHub sign-in under way, keyed by the sha256 of its state's nonce and used once.
     """
 
     __tablename__ = "ledger_sessions"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[int] = mapped_column(
+    account_id: Mapped[int | None] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), index=True
     )
-    token_id: Mapped[str] = mapped_column(ForeignKey("tokens.id", ondelete="CASCADE"), index=True)
+    token_id: Mapped[str | None] = mapped_column(
+        ForeignKey("tokens.id", ondelete="CASCADE"), index=True
+    )
+    person_id: Mapped[int | None] = mapped_column(
+        ForeignKey("persons.id", ondelete="CASCADE"), index=True
+    )
     created_ms: Mapped[int] = mapped_column(BigInteger)
     expires_ms: Mapped[int] = mapped_column(BigInteger, index=True)
 

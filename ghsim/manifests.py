@@ -134,8 +134,13 @@ def conversion(ctx: Context, call: Call) -> Response:
         ctx.public_key_pem = key.public_pem
         shape = ctx.shapes.app()
     shape["description"] = str(manifest.get("description") or "")
+    # The app's page is on this GitHub's web side (the simulator serves both sides).
+    shape["html_url"] = f"{str(call.request.base_url).rstrip('/')}/apps/{shape['slug']}"
     shape["external_url"] = str(manifest["url"])
     webhook_secret = secrets.token_hex(20)
+    callbacks = manifest.get("callback_urls")
+    world.sign_ins.callback_urls = [str(x) for x in callbacks or () if isinstance(x, str)]
+    world.sign_ins.client_secret = secrets.token_hex(20)
     hook = manifest.get("hook_attributes")
     if isinstance(hook, dict) and hook.get("active", True) and ctx.hooks.configure is not None:
         # As on GitHub, the new app's events go to the manifest's webhook URL from now on.
@@ -143,7 +148,7 @@ def conversion(ctx: Context, call: Call) -> Response:
     return json_response(
         {
             **shape,
-            "client_secret": secrets.token_hex(20),
+            "client_secret": world.sign_ins.client_secret,
             "webhook_secret": webhook_secret,
             "pem": key.private_pem,
         },

@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ghsim import conversation, git, gitdata, graphql, issues, manifests, pulls
+from ghsim import conversation, git, gitdata, graphql, issues, manifests, oauth, pulls
 from ghsim.endpoint import (
     Call,
     Context,
@@ -124,11 +124,7 @@ def collaborator_permission(ctx: Context, call: Call) -> Response:
     name = ctx.require_repo(call)
     login = str(call.params["login"])
     with ctx.world.lock:
-        repo = ctx.world.repo(name)
-        if login.lower() == repo.owner.login.lower():
-            permission = "admin"
-        else:
-            permission = ctx.world.permissions.get((name.lower(), login.lower()), "read")
+        permission = ctx.world.explicit_permission(name, login) or "read"
         user = ctx.world.account(login, "Bot" if login.endswith("[bot]") else "User")
         role = {"maintain": "maintain", "triage": "triage"}.get(permission, permission)
         legacy = {"maintain": "write", "triage": "read"}.get(permission, permission)
@@ -380,6 +376,13 @@ ROUTES: list[tuple[str, list[str], Handler]] = [
     (f"{REPO}/contents/{{path:path}}", ["GET"], git.contents),
     ("/graphql", ["POST"], graphql.review_threads),
     ("/app-manifests/{code}/conversions", ["POST"], manifests.conversion),
+    ("/user", ["GET"], oauth.get_user),
+    ("/user/installations", ["GET"], oauth.user_installations),
+    (
+        "/user/installations/{installation_id:int}/repositories",
+        ["GET"],
+        oauth.user_installation_repositories,
+    ),
     ("/{path:path}", ALL_METHODS, not_found),
 ]
 
@@ -389,6 +392,7 @@ def build_app(ctx: Context) -> Starlette:
     return Starlette(
         routes=[
             *manifests.pages(ctx),
+            *oauth.pages(ctx),
             *(
                 Route(path, endpoint(ctx, handler), methods=methods)
                 for path, methods, handler in ROUTES

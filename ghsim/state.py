@@ -25,7 +25,7 @@ from ghsim.model import (
     Review,
     ReviewComment,
 )
-from ghsim.pending import PendingManifests
+from ghsim.pending import PendingManifests, PendingSignIns
 
 DEFAULT_PERMISSIONS = {
     "contents": "read",
@@ -123,6 +123,7 @@ class World:
         self.app_owner = self.account(f"{app_slug}-owner", "Organization")
         self.bot = self.account(f"{app_slug}[bot]", "Bot")
         self.manifests = PendingManifests()
+        self.sign_ins = PendingSignIns(self.now)
         self.app_permissions: dict[str, str] = dict(DEFAULT_APP_PERMISSIONS)
         self.app_events: list[str] = list(DEFAULT_APP_EVENTS)
 
@@ -290,6 +291,15 @@ class World:
             if found is None:
                 raise ApiError(404, "Not Found")
             return found
+
+    def explicit_permission(self, full_name: str, login: str) -> str | None:
+        """What ``login`` was given in the repository (its owner: admin); None when nothing was
+        (a public repository's `read`)."""
+        with self.lock:
+            repo = self.repo(full_name)
+            if login.lower() == repo.owner.login.lower():
+                return "admin"
+            return self.permissions.get((full_name.lower(), login.lower()))
 
     def mint_token(self, installation_id: int) -> tuple[str, IssuedToken]:
         with self.lock:

@@ -94,7 +94,7 @@ def authenticate_token(engine: Engine, token: str, now: int) -> Caller | None:
     if found is None:
         return None
     caller, last_used = found
-    if persons.touch_due(last_used, now=now):
+    if caller.token_id is not None and persons.touch_due(last_used, now=now):
         with engine.begin() as conn:
             persons.touch(conn, caller.token_id, last_used, now=now)
     return caller

@@ -21,6 +21,16 @@ from ghapp.registration import (
 from ghapp.settings import Settings
 
 DEFAULT_TIMEOUT_S = 3600.0  # GitHub's code lasts an hour
+# `gh webhook forward` (the GitHub CLI's `cli/gh-webhook` extension) relays a repository's (or an
+# organization's) webhook, never a GitHub App's: its deliveries name no installation, which the
+# server then finds itself (`ghapp.forwarded`).
+LOCAL_FORWARD = (
+    "      gh extension install cli/gh-webhook\n"
+    "      gh webhook forward --repo OWNER/REPO --url {url}/webhooks \\\n"
+    "        --events pull_request,pull_request_review,pull_request_review_comment,"
+    "pull_request_review_thread,issue_comment,push,repository \\\n"
+    "        --secret \"$(sed -n 's/^HINDSIGHT_WEBHOOK_SECRET=//p' {env_file})\""
+)
 
 
 def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
@@ -39,6 +49,7 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
         key_file=args.key_file,
         force=args.force,
         fixes=args.fixes,
+        local_url=f"http://127.0.0.1:{settings.port}" if args.local else None,
     )
     try:
         sock, base_url = bind("127.0.0.1", args.port)
@@ -76,6 +87,9 @@ def cmd_setup(args: argparse.Namespace, settings: Settings) -> int:
     print(f"next: install it at {site.install_url(credentials.slug)}, then")
     print("      hindsight init   (writes a commented hindsight.toml: your reviewers)")
     print("      hindsight serve")
+    if registration.local_url is not None:
+        print("then, for each repository, forward its events to the local server:")
+        print(LOCAL_FORWARD.format(env_file=args.env_file, url=registration.local_url))
     return 0
 
 
@@ -111,9 +125,17 @@ def add_setup(commands: Subparsers) -> None:
         "after you choose Create, GitHub sends you back with a code, which is exchanged "
         "for the app's id, webhook secret and private key.",
     )
-    setup.add_argument(
+    where = setup.add_mutually_exclusive_group(required=True)
+    where.add_argument(
         "--webhook-url",
-        help="where GitHub posts events: your server's public URL and /webhooks",
+        help="where GitHub posts events: your server's public URL and /webhooks (its origin "
+        "is also where GitHub sends people back after Sign in with GitHub on /ledger)",
+    )
+    where.add_argument(
+        "--local",
+        action="store_true",
+        help="no public URL: the app's webhook stays inactive and `gh webhook forward` brings "
+        "a repository's events to http://127.0.0.1:HINDSIGHT_PORT/webhooks (docs/operations.md)",
     )
     setup.add_argument(
         "--github-url",

@@ -24,6 +24,9 @@ class Credentials:
     api_url: str
     webhook_secret: str = field(repr=False)
     pem: str = field(repr=False)
+    # The app's OAuth client, for "Sign in with GitHub" on `/ledger`.
+    client_id: str = ""
+    client_secret: str = field(default="", repr=False)
 
 
 def refuse_overwrite(paths: list[Path], *, force: bool) -> None:
@@ -45,6 +48,9 @@ def _settings(credentials: Credentials, key_file: Path) -> dict[str, str]:
     }
     if credentials.api_url != GITHUB_API_URL:
         values["HINDSIGHT_GITHUB_API_URL"] = credentials.api_url
+    if credentials.client_id and credentials.client_secret:
+        values["HINDSIGHT_GITHUB_CLIENT_ID"] = credentials.client_id
+        values["HINDSIGHT_GITHUB_CLIENT_SECRET"] = credentials.client_secret
     return values
 
 

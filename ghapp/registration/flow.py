@@ -71,6 +71,7 @@ class Registration:
     key_file: Path
     force: bool
     fixes: bool = False  # ask for `contents: write`, which fix PRs need (docs/permissions.md)
+    local_url: str | None = None  # no public URL: the local server, its app webhook inactive
     state: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     finished: threading.Event = field(default_factory=threading.Event)
     credentials: Credentials | None = None
@@ -84,6 +85,8 @@ class Registration:
             redirect_url=self.base_url + CALLBACK_PATH,
             name=self.name,
             fixes=self.fixes,
+            web_url=self.site.web_url,
+            local_url=self.local_url,
         )
 
     async def start(self, request: Request) -> Response:
@@ -200,4 +203,6 @@ def _credentials(response: httpx.Response, api_url: str) -> Credentials:
         api_url=api_url,
         webhook_secret=str(data["webhook_secret"]),
         pem=str(data["pem"]),
+        client_id=str(data.get("client_id") or ""),
+        client_secret=str(data.get("client_secret") or ""),
     )

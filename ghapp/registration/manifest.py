@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,10 @@ GITHUB_URL = "https://github.com"
 GITHUB_API_URL = "https://api.github.com"
 # app.yml ships with this placeholder; a real registration needs the server's address.
 PLACEHOLDER_HOST = "hindsight.example.com"
+# app.yml's homepage; a registration under another name or on another GitHub names its own.
+SHIPPED_URL = "https://github.com/apps/hindsight"
+# Where GitHub sends a person back after "Sign in with GitHub" on `/ledger` (ghapp.web.github).
+SIGN_IN_CALLBACK = "/ledger/github/callback"
 # The manifest fields GitHub reads (docs: "GitHub App Manifest parameters").
 FIELDS = (
     "name",
@@ -64,6 +69,11 @@ class GitHubSite:
         return f"{self.web_url}/apps/{quote(slug, safe='')}/installations/new"
 
 
+def app_slug(name: str) -> str:
+    """The slug GitHub makes of an app's name: lower case, other characters as `-`."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
 def load_manifest(
     path: Path,
     *,
@@ -71,9 +81,13 @@ def load_manifest(
     redirect_url: str,
     name: str | None,
     fixes: bool = False,
+    web_url: str = GITHUB_URL,
+    local_url: str | None = None,
 ) -> dict[str, Any]:
     """The manifest GitHub is sent: `path`'s fields, the webhook URL and the redirect back;
-    with `fixes`, `contents: write` (fix PRs write a branch, a commit and a pull request)."""
+    with `fixes`, `contents: write` (fix PRs write a branch, a commit and a pull request).
+    Its homepage, when app.yml's, is the app's page on ``web_url`` under its own name; its
+    OAuth callback is the server's `/ledger` sign-in with GitHub (the webhook URL's origin)."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -98,14 +112,23 @@ def load_manifest(
     if fixes:
         manifest["default_permissions"] = {**manifest["default_permissions"], "contents": "write"}
     hook = dict(manifest.get("hook_attributes") or {})
+    active = local_url is None or webhook_url is not None
+    if local_url is not None and not active:
+        # No public URL: GitHub never posts the app's events; a repository webhook forwarded by
+        # `gh webhook forward` brings them to the local server (docs/operations.md).
+        webhook_url = f"{local_url.rstrip('/')}/webhooks"
     hook_url = webhook_url or hook.get("url")
     if not isinstance(hook_url, str) or PLACEHOLDER_HOST in hook_url:
         raise RegistrationError(
             "--webhook-url is required: your server's public address and /webhooks, "
-            "for example https://hindsight.your-domain.example/webhooks"
+            "for example https://hindsight.your-domain.example/webhooks (or --local without one)"
         )
     if urlsplit(hook_url).scheme not in ("http", "https"):
         raise RegistrationError(f"--webhook-url must be an http(s) URL, got {hook_url!r}")
-    manifest["hook_attributes"] = {**hook, "url": hook_url, "active": True}
+    manifest["hook_attributes"] = {**hook, "url": hook_url, "active": active}
     manifest["redirect_url"] = redirect_url
+    if manifest["url"] == SHIPPED_URL:
+        manifest["url"] = f"{web_url.rstrip('/')}/apps/{app_slug(manifest['name'])}"
+    parts = urlsplit(hook_url)
+    manifest.setdefault("callback_urls", [f"{parts.scheme}://{parts.netloc}{SIGN_IN_CALLBACK}"])
     return manifest

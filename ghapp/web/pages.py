@@ -1,5 +1,5 @@
-"""`/ledger`: sign in with an API token, read one repository's ledger, demote, restore or delete,
-and open a fix PR."""
+"""`/ledger`: sign in (with an API token, or with GitHub: `ghapp.web.github`), read one
+repository's ledger, demote, restore or delete, and open a fix PR."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from continual import persons
 from continual.history.shown import HistoryView, history_view
 from continual.injections import target_named
 from continual.ledger import RepositoryLedger, WeekAcceptance, acceptance_by_week, review_ledger
@@ -31,7 +30,7 @@ from ghapp.web.session import (
     close_session,
     open_session,
     read_form,
-    session_live,
+    session_caller,
 )
 
 LEDGER = "/ledger"
@@ -103,24 +102,28 @@ def _redirect(url: str) -> RedirectResponse:
 class LedgerPages:
     """The endpoints of `/ledger`; the session cookie is signed with a key from ``sessions``."""
 
-    def __init__(self, sessions: Sessions, github_web: str = "https://github.com") -> None:
+    def __init__(
+        self, sessions: Sessions, github_web: str = "https://github.com", *, github_sign_in: bool
+    ) -> None:
         self.sessions = sessions
         self.github_web = github_web.rstrip("/")
+        self.github_sign_in = github_sign_in  # offer "Sign in with GitHub" (the app's OAuth)
+
+    def sign_in_form(self, csrf: str, status: int = 200, problem: str | None = None) -> Response:
+        """The sign-in page: the token form, and the GitHub button when the app has OAuth."""
+        return page("sign_in.html", status, csrf=csrf, problem=problem, github=self.github_sign_in)
 
     # --- who is asking ---------------------------------------------------------------------
 
     async def _caller(self, request: Request) -> tuple[Session, Caller] | None:
         session = self.sessions.read(request)
-        if session is None or session.token_id is None:
+        if session is None or session.sid is None:
             return None
-        token_id = session.token_id
         deps = deps_of(request)
 
         def find() -> Caller | None:
             with reading(deps.engine) as conn:
-                if not session_live(conn, session, now=deps.clock()):
-                    return None  # signed out, or expired
-                return persons.caller_of(conn, token_id)
+                return session_caller(conn, session, now=deps.clock())  # None: signed out
 
         caller = await run(find)
         return None if caller is None else (session, caller)
@@ -133,7 +136,7 @@ class LedgerPages:
 
     async def sign_in_page(self, request: Request) -> Response:
         session = self.sessions.read(request) or Session.fresh()
-        response = page("sign_in.html", csrf=session.csrf, problem=None)
+        response = self.sign_in_form(session.csrf)
         self.sessions.write(request, response, session)
         return response
 
@@ -142,17 +145,16 @@ class LedgerPages:
         try:
             fields = await read_form(request, session)
         except FormError as error:
-            return self._sign_in_again(request, error.status, error.message)
+            return self.sign_in_again(request, error.status, error.message)
         assert session is not None
         token = fields.get("token", "").strip()
         deps = deps_of(request)
         caller = await run(authenticate_token, deps.engine, token, deps.clock()) if token else None
         if caller is None:
-            return page(
-                "sign_in.html",
+            return self.sign_in_form(
+                session.csrf,
                 401,
-                csrf=session.csrf,
-                problem="That token is unknown or revoked. Create one with "
+                "That token is unknown or revoked. Create one with "
                 "`hindsight tokens create --account ACCOUNT --person LOGIN`.",
             )
         signed_in = caller
@@ -168,9 +170,10 @@ class LedgerPages:
         self.sessions.write(request, response, session.signed_in(caller.token_id, sid))
         return response
 
-    def _sign_in_again(self, request: Request, status: int, problem: str) -> Response:
+    def sign_in_again(self, request: Request, status: int, problem: str) -> Response:
+        """The sign-in page with ``problem``, for a fresh session."""
         session = Session.fresh()
-        response = page("sign_in.html", status, csrf=session.csrf, problem=problem)
+        response = self.sign_in_form(session.csrf, status, problem)
         self.sessions.write(request, response, session)
         return response
 
@@ -179,7 +182,7 @@ class LedgerPages:
         try:
             await read_form(request, session)
         except FormError as error:
-            return self._sign_in_again(request, error.status, error.message)
+            return self.sign_in_again(request, error.status, error.message)
         assert session is not None
         engine = deps_of(request).engine
 

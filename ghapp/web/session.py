@@ -14,12 +14,17 @@ from sqlalchemy import Connection, delete, insert, select
 from starlette.requests import Request
 from starlette.responses import Response
 
+from continual import persons
+from continual.persons import Caller
 from ghapp.bodies import Refused, read_capped
 from ghapp.tables import LedgerSession
 
 COOKIE = "hindsight_session"
 COOKIE_PATH = "/ledger"
+STATE_COOKIE = "hindsight_github"
+STATE_PATH = "/ledger/github"
 MAX_AGE_S = 12 * 3600
+PENDING_S = 600  # how long a GitHub sign-in may take, from the button to GitHub's redirect back
 MAX_FORM_BYTES = 16 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
 CSRF_FIELD = "csrf"
@@ -41,9 +46,9 @@ class FormError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """A browser's session: the API token it signed in with (by id, never the token), the id of
-    its server-side record and its CSRF token. Before sign-in ``token_id`` and ``sid`` are None;
-    the CSRF token then guards the sign-in form."""
+    """A browser's session: the API token it signed in with (by id, never the token; None for a
+    sign-in with GitHub), the id of its server-side record and its CSRF token. Before sign-in
+    ``sid`` is None; the CSRF token then guards the sign-in form."""
 
     csrf: str
     token_id: str | None = None
@@ -53,7 +58,7 @@ class Session:
     def fresh(cls) -> Session:
         return cls(csrf=secrets.token_urlsafe(CSRF_BYTES))
 
-    def signed_in(self, token_id: str, sid: str) -> Session:
+    def signed_in(self, token_id: str | None, sid: str) -> Session:
         """The session after a sign-in: the token's id, its record's id and a new CSRF token."""
         return replace(self, token_id=token_id, sid=sid, csrf=secrets.token_urlsafe(CSRF_BYTES))
 
@@ -62,8 +67,18 @@ def _row_id(sid: str) -> str:
     return hashlib.sha256(sid.encode()).hexdigest()
 
 
-def open_session(conn: Connection, account_id: int, token_id: str, *, now: int) -> str:
-    """Record a sign-in and return the session id its cookie is to carry; expired rows go."""
+def open_session(
+    conn: Connection,
+    account_id: int,
+    token_id: str | None = None,
+    *,
+    person_id: int | None = None,
+    now: int,
+) -> str:
+    """Record a sign-in, with an API token (``token_id``) or with GitHub (``person_id``), and
+    return the session id its cookie is to carry; expired rows go."""
+    if (token_id is None) == (person_id is None):
+        raise ValueError("a session is signed in with a token or as a person, not both or neither")
     conn.execute(delete(LedgerSession).where(LedgerSession.expires_ms <= now))
     sid = secrets.token_urlsafe(SESSION_ID_BYTES)
     conn.execute(
@@ -71,6 +86,7 @@ def open_session(conn: Connection, account_id: int, token_id: str, *, now: int) 
             id=_row_id(sid),
             account_id=account_id,
             token_id=token_id,
+            person_id=person_id,
             created_ms=now,
             expires_ms=now + MAX_AGE_S * 1000,
         )
@@ -78,16 +94,48 @@ def open_session(conn: Connection, account_id: int, token_id: str, *, now: int) 
     return sid
 
 
-def session_live(conn: Connection, session: Session, *, now: int) -> bool:
-    """Whether a signed-in session's record exists and has not expired (signed out: it does not)."""
-    if session.sid is None or session.token_id is None:
-        return False
-    found = conn.execute(
-        select(LedgerSession.token_id).where(
+def session_caller(conn: Connection, session: Session, *, now: int) -> Caller | None:
+    """Who a signed-in session is, while its record exists and has not expired, and its token
+    (when it signed in with one) is not revoked; None when signed out."""
+    if session.sid is None:
+        return None
+    row = conn.execute(
+        select(LedgerSession.token_id, LedgerSession.person_id).where(
             LedgerSession.id == _row_id(session.sid), LedgerSession.expires_ms > now
         )
-    ).scalar()
-    return found == session.token_id
+    ).one_or_none()
+    if row is None:
+        return None
+    if row.token_id is not None:
+        return persons.caller_of(conn, row.token_id) if row.token_id == session.token_id else None
+    if row.person_id is not None and session.token_id is None:
+        return persons.caller_of_person(conn, row.person_id)
+    return None  # a GitHub sign-in under way is no session
+
+
+def begin_sign_in(conn: Connection, *, now: int) -> str:
+    """A GitHub sign-in under way: a nonce its state carries, recorded until ``PENDING_S``."""
+    conn.execute(delete(LedgerSession).where(LedgerSession.expires_ms <= now))
+    nonce = secrets.token_urlsafe(SESSION_ID_BYTES)
+    conn.execute(
+        insert(LedgerSession).values(
+            id=_row_id(nonce), created_ms=now, expires_ms=now + PENDING_S * 1000
+        )
+    )
+    return nonce
+
+
+def take_sign_in(conn: Connection, nonce: str, *, now: int) -> bool:
+    """Use the sign-in of ``nonce`` up: True once, if it is under way and not expired."""
+    taken = conn.execute(
+        delete(LedgerSession).where(
+            LedgerSession.id == _row_id(nonce),
+            LedgerSession.token_id.is_(None),
+            LedgerSession.person_id.is_(None),
+            LedgerSession.expires_ms > now,
+        )
+    )
+    return taken.rowcount == 1
 
 
 def close_session(conn: Connection, session: Session) -> None:
@@ -103,6 +151,8 @@ class Sessions:
     def __init__(self, webhook_secret: bytes) -> None:
         key = hmac.new(webhook_secret, KEY_LABEL, hashlib.sha256).hexdigest()
         self._serializer = URLSafeTimedSerializer(key, salt="ledger-session")
+        self._states = URLSafeTimedSerializer(key, salt="ledger-github-state")
+        self._bindings = URLSafeTimedSerializer(key, salt="ledger-github-binding")
 
     def read(self, request: Request) -> Session | None:
         """The request's session; None when there is none, or its signature or age is wrong."""
@@ -140,6 +190,55 @@ class Sessions:
             path=COOKIE_PATH,
             httponly=True,
             samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+
+    # --- a GitHub sign-in under way ----------------------------------------------------------
+    # The state GitHub carries back is signed and dated; the browser that started the sign-in
+    # holds its nonce in a cookie of its own. That cookie is SameSite=Lax: GitHub's redirect back
+    # is a top-level navigation from another site, which a Strict cookie would not come with.
+
+    def state(self, nonce: str, account: str | None) -> str:
+        return self._states.dumps({"n": nonce, "a": account})
+
+    def read_state(self, state: str) -> tuple[str, str | None] | None:
+        """The nonce and the account asked for of a state this server signed within
+        ``PENDING_S``; None for any other."""
+        try:
+            data = self._states.loads(state, max_age=PENDING_S)
+        except BadSignature:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("n"), str):
+            return None
+        account = data.get("a")
+        return data["n"], account if isinstance(account, str) else None
+
+    def bind(self, request: Request, response: Response, nonce: str) -> None:
+        response.set_cookie(
+            STATE_COOKIE,
+            self._bindings.dumps(nonce),
+            max_age=PENDING_S,
+            path=STATE_PATH,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+
+    def bound_nonce(self, request: Request) -> str | None:
+        """The nonce of the sign-in this browser started, if any."""
+        raw = request.cookies.get(STATE_COOKIE)
+        try:
+            nonce = self._bindings.loads(raw, max_age=PENDING_S) if raw else None
+        except BadSignature:
+            return None
+        return nonce if isinstance(nonce, str) else None
+
+    def unbind(self, request: Request, response: Response) -> None:
+        response.delete_cookie(
+            STATE_COOKIE,
+            path=STATE_PATH,
+            httponly=True,
+            samesite="lax",
             secure=request.url.scheme == "https",
         )
 

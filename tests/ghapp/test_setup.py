@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +19,10 @@ from ghapp.github.client import GitHubClient
 from ghapp.registration import GitHubSite, Registration, RegistrationError, load_manifest
 from ghapp.registration.files import Credentials, env_text
 from ghapp.settings import Settings
+from ghapp.web.github import CALLBACK
 from ghsim import GitHubSimulator, generate_app_key
 from tests.support.browser import click_and_load
-from tests.support.setup import Setup
+from tests.support.setup import Setup, register_in_browser
 from tests.support.simulator import APP_ID, ORG, REPO, app_key
 from tests.support.web import serve
 
@@ -64,6 +66,9 @@ def test_setup_registers_the_app_in_a_browser_and_the_app_then_works(
         assert shown["default_permissions"] == declared["default_permissions"]
         assert shown["default_events"] == declared["default_events"]
         assert shown["hook_attributes"] == {"url": WEBHOOK_URL, "active": True}
+        # The homepage and the OAuth callback follow --name, --github-url and --webhook-url.
+        assert shown["url"] == f"{sim.base_url}/apps/hindsight-test"
+        assert shown["callback_urls"] == ["https://hindsight.test.invalid" + CALLBACK]
         assert shown["redirect_url"] == page.rstrip("/") + "/callback"
         click_and_load(browser, browser.find_element(By.ID, "create"))
         assert browser.current_url.startswith(page.rstrip("/") + "/callback?code=")
@@ -83,6 +88,12 @@ def test_setup_registers_the_app_in_a_browser_and_the_app_then_works(
     assert values["HINDSIGHT_APP_SLUG"] == "hindsight-test"
     assert values["HINDSIGHT_GITHUB_PRIVATE_KEY_FILE"] == str(key_file.resolve())
     assert values["HINDSIGHT_GITHUB_API_URL"] == sim.base_url
+    # The app's OAuth client, for Sign in with GitHub; the header names the app as registered.
+    assert values["HINDSIGHT_GITHUB_CLIENT_ID"] == sim.context.shapes.app()["client_id"]
+    assert values["HINDSIGHT_GITHUB_CLIENT_SECRET"] == sim.world.sign_ins.client_secret
+    header = env_file.read_text().splitlines()[0]
+    assert header.endswith(f"Hindsight Test ({sim.base_url}/apps/hindsight-test).")
+    assert "github.com/apps/hindsight" not in env_file.read_text()
     assert len(values["HINDSIGHT_WEBHOOK_SECRET"]) >= 32
     assert key_file.read_text().startswith("-----BEGIN PRIVATE KEY-----")
     (conversion,) = [r for r in sim.log.entries() if r.path.startswith("/app-manifests/")]
@@ -100,6 +111,42 @@ def test_setup_registers_the_app_in_a_browser_and_the_app_then_works(
 
     slug, token = asyncio.run(mint())
     assert slug == "hindsight-test" and token.startswith("ghs_")
+    assert settings.github_oauth() == (
+        values["HINDSIGHT_GITHUB_CLIENT_ID"],
+        values["HINDSIGHT_GITHUB_CLIENT_SECRET"],
+    )
+
+
+def test_setup_help_shows_the_webhook_url_as_required(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    shown = subprocess.run(
+        [sys.executable, "-m", "ghapp.cli", "setup", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    ).stdout
+    usage = shown.split("options:", 1)[0]
+    assert "(--webhook-url WEBHOOK_URL | --local)" in usage and "[--webhook-url" not in usage
+    assert "[--name NAME]" in usage  # optional flags stay bracketed
+
+
+def test_the_manifest_names_the_app_as_registered() -> None:
+    plain = load_manifest(APP_YML, webhook_url=WEBHOOK_URL, redirect_url="http://x/cb", name=None)
+    assert plain["url"] == "https://github.com/apps/hindsight"
+    named = load_manifest(
+        APP_YML,
+        webhook_url="http://127.0.0.1:3000/webhooks",
+        redirect_url="http://x/cb",
+        name="Team Review",
+        web_url="https://ghe.example.com",
+    )
+    assert named["name"] == "Team Review"
+    assert named["url"] == "https://ghe.example.com/apps/team-review"
+    assert named["callback_urls"] == ["http://127.0.0.1:3000" + CALLBACK]
 
 
 def _registration(sim: GitHubSimulator, tmp_path: Path, **options: Any) -> Registration:
@@ -183,7 +230,8 @@ def test_force_keeps_the_other_settings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "--webhook-url is required"),
+        ([], "one of the arguments --webhook-url --local is required"),
+        (["--local", "--webhook-url", WEBHOOK_URL], "not allowed with argument"),
         (["--webhook-url", "ftp://x/webhooks"], "must be an http(s) URL"),
         (["--webhook-url", WEBHOOK_URL, "--github-url", "github.com"], "--github-url must be"),
         (["--webhook-url", WEBHOOK_URL, "--manifest", "absent.yml"], "no manifest at absent.yml"),
@@ -238,3 +286,33 @@ def test_fixes_ask_for_contents_write_and_nothing_else() -> None:
     )
     assert plain["default_permissions"]["contents"] == "read"
     assert fixes["default_permissions"] == {**plain["default_permissions"], "contents": "write"}
+
+
+def test_local_registers_an_inactive_webhook_on_the_local_server() -> None:
+    local = load_manifest(
+        APP_YML,
+        webhook_url=None,
+        redirect_url="http://x/cb",
+        name=None,
+        local_url="http://127.0.0.1:3000",
+    )
+    assert local["hook_attributes"] == {"url": "http://127.0.0.1:3000/webhooks", "active": False}
+    assert local["callback_urls"] == ["http://127.0.0.1:3000" + CALLBACK]
+
+
+def test_setup_local_registers_without_a_public_url_and_says_how_to_forward(
+    browser: Any, sim: GitHubSimulator, tmp_path: Path
+) -> None:
+    setup = Setup([*_simulated(sim), "--local"], tmp_path)
+    try:
+        register_in_browser(browser, setup.page_url())
+        code, output = setup.finish()
+    finally:
+        setup.kill()
+    assert code == 0, output
+    assert "gh webhook forward --repo OWNER/REPO --url http://127.0.0.1:3000/webhooks" in output
+    assert "HINDSIGHT_WEBHOOK_SECRET" in output and "Traceback" not in output
+    sim.add_installation(ORG, repositories=[REPO])
+    assert sim.deliveries == []  # the app's own webhook is inactive: GitHub posts nothing
+    values = _env(tmp_path / ".env")
+    assert values["HINDSIGHT_GITHUB_CLIENT_ID"] and len(values["HINDSIGHT_WEBHOOK_SECRET"]) >= 32
