@@ -31,7 +31,7 @@ from sqlalchemy import Engine, create_engine, text  # noqa: E402
 
 from bench.common import bar, percentile, ratio_bar  # noqa: E402
 from bench.recall import build_workload  # noqa: E402
-from bench.surfaces import NOW, Rows, insert_rows, rows_of  # noqa: E402
+from bench.surfaces import Rows, insert_rows, rows_of  # noqa: E402
 from continual.recall import Card, number_account  # noqa: E402
 from continual.tables import Account, Repository  # noqa: E402
 from ghapp.db import make_engine, migrate  # noqa: E402
@@ -146,7 +146,9 @@ def plan(tenants: list[Tenant], pushes: int, skew: float, seed: int) -> list[dic
     return made
 
 
-def run_workers(url: str, pushes: list[dict[str, object]], workers: int, cache_mb: int, tmp: Path) -> list[dict[str, float]]:
+def run_workers(
+    url: str, pushes: list[dict[str, object]], workers: int, cache_mb: int, tmp: Path
+) -> list[dict[str, object]]:
     """``workers`` processes side by side, each making every ``workers``-th push."""
     started = []
     for n in range(workers):
@@ -206,11 +208,20 @@ def postgres_engine(url: str) -> tuple[Engine, str, str] | None:
     return make_engine(scoped), scoped, schema
 
 
-def measure(engine: Engine, url: str, tenants: list[Tenant], args: argparse.Namespace, tmp: Path, workers: int) -> list[dict[str, object]]:
+def measure(
+    engine: Engine,
+    url: str,
+    tenants: list[Tenant],
+    args: argparse.Namespace,
+    tmp: Path,
+    workers: int,
+) -> list[dict[str, object]]:
     migrate(engine)
     started = time.perf_counter()
     written = populate(engine, tenants)
-    print(f"  {engine.dialect.name}: {written:,} entries written in {time.perf_counter() - started:.0f} s")
+    print(
+        f"  {engine.dialect.name}: {written:,} entries written in {time.perf_counter() - started:.0f} s"
+    )
     pushes = plan(tenants, args.pushes, args.skew, seed=11)
     return run_workers(url, pushes, workers, args.cache_mb, tmp)
 
@@ -225,7 +236,9 @@ def main() -> int:
     parser.add_argument("--pushes", type=int, default=6_000)
     parser.add_argument("--skew", type=float, default=1.1, help="the Zipf exponent")
     parser.add_argument("--cache-mb", type=int, default=512)
-    parser.add_argument("--postgres", default=os.environ.get("HINDSIGHT_TEST_DATABASE_URL", DEFAULT_POSTGRES))
+    parser.add_argument(
+        "--postgres", default=os.environ.get("HINDSIGHT_TEST_DATABASE_URL", DEFAULT_POSTGRES)
+    )
     args = parser.parse_args()
     if args.quick:
         args.accounts, args.large, args.pushes = 400, 2, 3_000

@@ -205,9 +205,7 @@ def lock_keys(conn: Connection, keys: set[object]) -> None:
 # it (docs/performance.md, "The queue").
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
 _HEAD = (
-    select(Job.id)
-    .where(Job.serial_key == bindparam("key"), Job.state.in_(HEAD_STATES))
-    .limit(1)
+    select(Job.id).where(Job.serial_key == bindparam("key"), Job.state.in_(HEAD_STATES)).limit(1)
 )
 _FOLLOWING = select(func.min(Job.id)).where(
     Job.serial_key == bindparam("key"), Job.state == JobState.WAITING.value
