@@ -46,6 +46,7 @@ BENCHMARKS = {
         ["bench/history.py", "--pulls", "60", "--baseline-pulls", "10"],
     ),
     "hook": (["bench/hook.py"], ["bench/hook.py", "--runs", "15"]),
+    "tenants": (["bench/tenants.py"], ["bench/tenants.py", "--quick"]),
 }
 
 

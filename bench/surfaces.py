@@ -40,7 +40,7 @@ BATCH = 5_000
 def populate(engine: Engine, cards: list[Card]) -> int:
     """Write the cards as active entries; one live entry per key per repository."""
     repository_ids = {name: 100 + i for i, name in enumerate(REPOSITORIES)}
-    kept = list({(card.repository, card.key): card for card in reversed(cards)}.values())
+    kept = distinct(cards)
     with engine.begin() as conn:
         conn.execute(
             Account.__table__.insert().values(
@@ -54,90 +54,104 @@ def populate(engine: Engine, cards: list[Card]) -> int:
                 for name, rid in repository_ids.items()
             ],
         )
-    confirmed = NOW - DAY_MS
     for start in range(0, len(kept), BATCH):
-        chunk = kept[start : start + BATCH]
-        with engine.begin() as conn:
-            conn.execute(
-                Suggestion.__table__.insert(),
-                [
-                    {
-                        "id": f"s{card.id}",
-                        "account_id": ACCOUNT_ID,
-                        "repository_id": repository_ids[card.repository],
-                        "pr": 1,
-                        "head_sha": "a" * 40,
-                        "path": card.files[0] if card.files else "x.py",
-                        "line": 1,
-                        "seat": "alpha",
-                        "lab": "acme-labs",
-                        "lens": card.lens,
-                        "title": card.title,
-                        "body": "",
-                        "lesson": card.text,
-                        "entry_key": card.key,
-                        "proven": False,
-                        "created_ms": 0,
-                    }
-                    for card in chunk
-                ],
-            )
-            conn.execute(
-                Entry.__table__.insert(),
-                [
-                    {
-                        "id": card.id,
-                        "account_id": ACCOUNT_ID,
-                        "repository_id": repository_ids[card.repository],
-                        "key": card.key,
-                        "scope": "repository",
-                        "lens": card.lens,
-                        "title": card.title,
-                        "text": card.text,
-                        "admission": None,
-                        "associations": json.dumps(
-                            {
-                                "files": list(card.files),
-                                "folders": list(card.folders),
-                                "identifiers": list(card.identifiers),
-                                "keyword_groups": [list(g) for g in card.keyword_groups],
-                            }
-                        ),
-                        "revision": card.revision,
-                        "last_confirmed_ms": confirmed,
-                        "expires_ms": confirmed + CONFIRMATION_TTL_MS,
-                        "accepted_count": 1,  # the one receipt below
-                        "labelled_count": 1,
-                        "created_ms": 0,
-                    }
-                    for card in chunk
-                ],
-            )
-            conn.execute(
-                Receipt.__table__.insert(),
-                [
-                    {
-                        "entry_id": card.id,
-                        "account_id": ACCOUNT_ID,
-                        "suggestion_id": f"s{card.id}",
-                        "decision": "accepted",
-                        "source": "reply",
-                        "rule": "grammar.accept",
-                        "span": "accept",
-                        "seat": "alpha",
-                        "lab": "acme-labs",
-                        "pr": 1,
-                        "head_sha": "a" * 40,
-                        "actor": "olivia",
-                        "at_ms": confirmed,
-                        "superseded": False,
-                    }
-                    for card in chunk
-                ],
-            )
+        insert_rows(engine, rows_of(kept[start : start + BATCH], ACCOUNT_ID, repository_ids))
     with engine.begin() as conn:  # written directly above: numbered as the migration numbers
         number_account(conn, ACCOUNT_ID)
     return len(kept)
+
+
+def distinct(cards: list[Card]) -> list[Card]:
+    """One card per key per repository, the last of each."""
+    return list({(card.repository, card.key): card for card in reversed(cards)}.values())
+
+
+Rows = dict[str, list[dict[str, object]]]
+
+
+def insert_rows(engine: Engine, rows: Rows) -> None:
+    """``rows_of``'s rows, in one transaction (executemany per table)."""
+    with engine.begin() as conn:
+        for table in (Suggestion, Entry, Receipt):
+            if rows[table.__tablename__]:
+                conn.execute(table.__table__.insert(), rows[table.__tablename__])
+
+
+def rows_of(
+    cards: list[Card], account_id: int, repository_ids: dict[str, int], rows: Rows | None = None
+) -> Rows:
+    """Each card as an active entry, with the suggestion it came from and an accepted receipt
+    (added to ``rows`` when given)."""
+    rows = rows if rows is not None else {"suggestions": [], "entries": [], "receipts": []}
+    confirmed = NOW - DAY_MS
+    for card in cards:
+        repository_id = repository_ids[card.repository]
+        rows["suggestions"].append(
+            {
+                "id": f"s{card.id}",
+                "account_id": account_id,
+                "repository_id": repository_id,
+                "pr": 1,
+                "head_sha": "a" * 40,
+                "path": card.files[0] if card.files else "x.py",
+                "line": 1,
+                "seat": "alpha",
+                "lab": "acme-labs",
+                "lens": card.lens,
+                "title": card.title,
+                "body": "",
+                "lesson": card.text,
+                "entry_key": card.key,
+                "proven": False,
+                "created_ms": 0,
+            }
+        )
+        rows["entries"].append(
+            {
+                "id": card.id,
+                "account_id": account_id,
+                "repository_id": repository_id,
+                "key": card.key,
+                "scope": "repository",
+                "lens": card.lens,
+                "title": card.title,
+                "text": card.text,
+                "admission": None,
+                "associations": json.dumps(
+                    {
+                        "files": list(card.files),
+                        "folders": list(card.folders),
+                        "identifiers": list(card.identifiers),
+                        "keyword_groups": [list(g) for g in card.keyword_groups],
+                    }
+                ),
+                "revision": card.revision,
+                "last_confirmed_ms": confirmed,
+                "expires_ms": confirmed + CONFIRMATION_TTL_MS,
+                "accepted_count": 1,  # the one receipt below
+                "labelled_count": 1,
+                "created_ms": 0,
+            }
+        )
+        rows["receipts"].append(
+            {
+                "entry_id": card.id,
+                "account_id": account_id,
+                "suggestion_id": f"s{card.id}",
+                "decision": "accepted",
+                "source": "reply",
+                "rule": "grammar.accept",
+                "span": "accept",
+                "seat": "alpha",
+                "lab": "acme-labs",
+                "pr": 1,
+                "head_sha": "a" * 40,
+                "actor": "olivia",
+                "at_ms": confirmed,
+                "superseded": False,
+            }
+        )
+    return rows
 
 
 def measure_pushes(

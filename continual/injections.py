@@ -63,18 +63,23 @@ class LessonHanded(NamedTuple):
         }
 
 
+# Built once: a context push asks it before every tool call, and building the statement cost
+# more than running it (bench/recall_live.py's profile, docs/performance.md).
+_PROVENANCE = (
+    select(Entry.id, Entry.lens, Entry.scope, Suggestion.seat, Suggestion.review_id)
+    .join(Receipt, Receipt.entry_id == Entry.id)
+    .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+    .where(Entry.id.in_(bindparam("ids", expanding=True)))
+    .order_by(Receipt.at_ms, Receipt.id)
+)
+
+
 def lessons_handed(conn: Connection, lessons: Sequence[HandedLesson]) -> tuple[LessonHanded, ...]:
     """The provenance of each handed lesson, in the order handed (one query)."""
     ids = [lesson.id for lesson in lessons]
     if not ids:
         return ()
-    rows = conn.execute(
-        select(Entry.id, Entry.lens, Entry.scope, Suggestion.seat, Suggestion.review_id)
-        .join(Receipt, Receipt.entry_id == Entry.id)
-        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
-        .where(Entry.id.in_(ids))
-        .order_by(Receipt.at_ms, Receipt.id)
-    ).all()
+    rows = conn.execute(_PROVENANCE, {"ids": ids}).all()
     found: dict[str, tuple[str, str, str, list[str]]] = {}
     for row in rows:
         lens, kind, seat, sessions = found.setdefault(row.id, (row.lens, row.scope, row.seat, []))

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from continual.recall.cache import MIB, SnapshotCache
 from ghapp import api, web
 from ghapp.db import (
     Checkpointer,
@@ -116,6 +117,7 @@ def build_deps(
         review_config=review_config,
         metrics=metrics,
         sandbox=sandbox,
+        snapshots=SnapshotCache(max_bytes=settings.snapshot_cache_mb * MIB),
     )
 
 

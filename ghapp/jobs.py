@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import secrets
@@ -10,7 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import Connection, Engine, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, Update, bindparam, func, insert, select, text, update
+from sqlalchemy.sql import ClauseElement
 
 from continual.secrets import redact
 from ghapp.db import reading
@@ -196,7 +198,29 @@ def lock_keys(conn: Connection, keys: set[object]) -> None:
     if conn.dialect.name != "postgresql":
         return
     for key in sorted(str(key) for key in keys if key is not None):  # one order: no deadlock
-        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
+        conn.execute(_ADVISORY_LOCK, {"key": key})
+
+
+# Built once: every settled job runs them, and building a statement cost more CPU than running
+# it (docs/performance.md, "The queue").
+_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+_HEAD = (
+    select(Job.id).where(Job.serial_key == bindparam("key"), Job.state.in_(HEAD_STATES)).limit(1)
+)
+_FOLLOWING = select(func.min(Job.id)).where(
+    Job.serial_key == bindparam("key"), Job.state == JobState.WAITING.value
+)
+_PROMOTE = update(Job).where(Job.id == bindparam("job")).values(state=JobState.QUEUED.value)
+
+
+@functools.cache
+def _finish_statement(names: tuple[str, ...]) -> Update:
+    """The settle of a leased job setting the columns ``names`` (bound as ``v_<name>``)."""
+    return (
+        update(Job)
+        .where(Job.id == bindparam("job"), Job.lease_token == bindparam("token"))
+        .values(lease_token=None, lease_expires_ms=None, **{n: bindparam(f"v_{n}") for n in names})
+    )
 
 
 def promote_next(conn: Connection, serial_key: str | None) -> None:
@@ -204,18 +228,11 @@ def promote_next(conn: Connection, serial_key: str | None) -> None:
     if serial_key is None:
         return
     lock_keys(conn, {serial_key})
-    head = conn.execute(
-        select(Job.id).where(Job.serial_key == serial_key, Job.state.in_(HEAD_STATES)).limit(1)
-    ).first()
-    if head is not None:
+    if conn.execute(_HEAD, {"key": serial_key}).first() is not None:
         return
-    following = conn.execute(
-        select(func.min(Job.id)).where(
-            Job.serial_key == serial_key, Job.state == JobState.WAITING.value
-        )
-    ).scalar()
+    following = conn.execute(_FOLLOWING, {"key": serial_key}).scalar()
     if following is not None:
-        conn.execute(update(Job).where(Job.id == following).values(state=JobState.QUEUED.value))
+        conn.execute(_PROMOTE, {"job": following})
 
 
 def enqueue(conn: Connection, specs: Sequence[JobSpec], *, now: int) -> int:
@@ -285,15 +302,16 @@ class JobQueue:
         if isinstance(error, str):
             # An error's text can quote what a payload, a seat or GitHub sent: no secret is kept.
             values["last_error"] = redact(error)
-        stmt = (
-            update(Job)
-            .where(Job.id == job.id, Job.lease_token == job.lease_token)
-            .values(lease_token=None, lease_expires_ms=None, **values)
-        )
+        expressions = {n: v for n, v in values.items() if isinstance(v, ClauseElement)}
+        stmt = _finish_statement(tuple(sorted(values.keys() - expressions.keys())))
+        if expressions:  # a value read from the row itself (an attempt given back)
+            stmt = stmt.values(**expressions)
+        params = {f"v_{n}": v for n, v in values.items() if n not in expressions}
+        params.update(job=job.id, token=job.lease_token)
         terminal = values.get("state") in TERMINAL_STATES
 
         def finish(conn: Connection) -> bool:
-            done = conn.execute(stmt).rowcount == 1
+            done = conn.execute(stmt, params).rowcount == 1
             if done and terminal:
                 promote_next(conn, job.serial_key)
             return done

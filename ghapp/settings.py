@@ -108,6 +108,9 @@ class Settings(BaseSettings):
     call_injection_tokens: int = Field(default=8_000, ge=1, le=64_000)
     hook_injection_tokens: int = Field(default=8_000, ge=1, le=64_000)
     log_format: LogFormat = LogFormat.TEXT
+    # The recall snapshots a process keeps, in MiB of their estimated size: the least recently
+    # asked about accounts are evicted beyond it (default: half of a 2 GiB worker).
+    snapshot_cache_mb: int = Field(default=1024, ge=16, le=1_048_576)
     # A bearer token `/metrics` asks for; without it `/metrics` answers loopback clients only.
     metrics_token: SecretStr | None = None
 

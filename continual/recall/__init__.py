@@ -25,6 +25,7 @@ TYPE_CHECKING = False  # as typing's, without importing typing: a bare import st
 if TYPE_CHECKING:
     from typing import Any
 
+    from continual.recall.cache import SnapshotCache as SnapshotCache
     from continual.recall.cards import Card as Card
     from continual.recall.cards import Query as Query
     from continual.recall.cards import Scored as Scored
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from continual.recall.numbering import number_account as number_account
     from continual.recall.numbering import number_links as number_links
     from continual.recall.snapshot import Snapshot as Snapshot
-    from continual.recall.snapshot import SnapshotCache as SnapshotCache
     from continual.recall.snapshot import build_snapshot as build_snapshot
 
 HOMES = {
@@ -53,7 +53,7 @@ HOMES = {
     "number_account": "numbering",
     "number_links": "numbering",
     "Snapshot": "snapshot",
-    "SnapshotCache": "snapshot",
+    "SnapshotCache": "cache",
     "build_snapshot": "snapshot",
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import sys
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
@@ -18,10 +19,12 @@ from continual.recall.changes import changed_since, generation_of
 from continual.recall.index import RecallIndex
 from continual.recall.lessons import Lesson, mechanism_of, read_lessons
 from continual.recall.numbering import read_link_names
+from continual.recall.sizing import estimated_bytes
 from continual.tables import Entry
 from continual.values import EntryState
 
 T = TypeVar("T")
+SIZING_SAMPLE = 32  # lessons' worth of each large container an estimate of its size measures
 MAX_REMEMBERED = 256  # derived values a snapshot keeps (one or two per repository asked about)
 
 
@@ -73,6 +76,10 @@ class Snapshot:
                     sorted(self._lessons.values(), key=lambda x: (x.repository, x.key, x.id))
                 )
             return self._sorted
+
+    def __len__(self) -> int:
+        """How many live lessons it holds."""
+        return len(self._lessons)
 
     def by_id(self) -> dict[str, Lesson]:
         with self._lock:
@@ -126,6 +133,16 @@ class Snapshot:
                     self._remembered.pop(next(iter(self._remembered)))
                 self._remembered[name] = value
         return value
+
+    def estimated_bytes(self) -> int:
+        """About how much memory the snapshot holds: its lessons, their cards and the index
+        (``continual.recall.sizing``; the index's cards are the lessons' own)."""
+        with self._lock:
+            index = [held for name, held in vars(self.index).items() if name != "_cards"]
+            rate = min(1.0, SIZING_SAMPLE / max(1, len(self._lessons)))
+            return sys.getsizeof(self.index._cards) + estimated_bytes(
+                self._lessons, self._mechanisms, self._expiring, self._remembered, *index, rate=rate
+            )
 
     # -- following changes -------------------------------------------------------------------
 
@@ -281,40 +298,3 @@ def _without_cycle_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-class SnapshotCache:
-    """Snapshots per account, kept current by deltas rather than rebuilt.
-
-    Every change of an entry bumps the account's store generation and logs the entry in the
-    same transaction (``continual.recall.changes``), so one primary-key read tells whether a
-    snapshot is behind, and the log says which entries to read again. A snapshot is rebuilt
-    only when the log no longer reaches back to it, or when asked about a moment more than
-    ``max_age_ms`` before its clock (its expiries cannot be undone).
-    """
-
-    def __init__(self, *, max_age_ms: int = 60_000, max_accounts: int = 64) -> None:
-        self.max_age_ms = max_age_ms
-        self.max_accounts = max_accounts
-        self._items: dict[int, Snapshot] = {}
-        self._lock = threading.Lock()
-        self.builds = 0
-
-    def get(self, conn: Connection, account_id: int, *, now: int) -> Snapshot:
-        generation = generation_of(conn, account_id)
-        with self._lock:
-            cached = self._items.get(account_id)
-        if (
-            cached is not None
-            and now >= cached.now - self.max_age_ms
-            and generation >= cached.generation  # lower: the account was purged since
-            and cached.follow(conn, generation, now)
-        ):
-            return cached
-        snapshot = build_snapshot(conn, account_id, now=now)
-        with self._lock:
-            self.builds += 1
-            if len(self._items) >= self.max_accounts and account_id not in self._items:
-                self._items.pop(next(iter(self._items)))
-            self._items[account_id] = snapshot
-        return snapshot

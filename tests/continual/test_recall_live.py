@@ -13,9 +13,9 @@ from sqlalchemy import Engine
 from continual import store
 from continual.entry_keys import entry_key
 from continual.lifecycle import DAY_MS
+from continual.recall.cache import SnapshotCache
 from continual.recall.lessons import Lesson, load_lessons, read_lessons
 from continual.recall.scan import scan
-from continual.recall.snapshot import SnapshotCache
 from continual.values import Decision, EntryState, Source
 from ghapp.db import make_engine, reading
 from tests.support.recall import NOW, Tenant, decide, lesson_for, seed, suggest

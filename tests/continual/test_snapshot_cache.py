@@ -8,8 +8,9 @@ from sqlalchemy import Engine, delete, update
 from continual import store
 from continual.injections import Target
 from continual.persons import Preference
+from continual.recall.cache import SnapshotCache
 from continual.recall.changes import KEEP_CHANGES, PRUNE_EVERY, generation_of
-from continual.recall.snapshot import Snapshot, SnapshotCache
+from continual.recall.snapshot import Snapshot
 from continual.suppression import Mechanism, PathReceipt, Standing
 from continual.surfaces import preview_recall
 from continual.tables import Account, Entry, EntryChange, Receipt
