@@ -15,10 +15,6 @@ import logging
 import os
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +55,11 @@ def _server_url(args: argparse.Namespace) -> str:
 
 
 def _ask_server(args: argparse.Namespace, call: str, params: dict[str, Any]) -> dict[str, Any]:
+    # urllib.request (with http.client, email and ssl) is for this path only, not the store's.
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     url = _server_url(args)
     secret = args.token or os.environ.get(TOKEN_ENV)
     if not secret:
@@ -156,7 +157,7 @@ def _hand(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
     hook = _hook_input(args)
     cwd = Path(str(hook.get("cwd") or Path.cwd()))
     repo = args.repo or current_repo(cwd)
-    session = args.session or hook.get("session_id") or f"cli-{uuid.uuid4().hex[:12]}"
+    session = args.session or hook.get("session_id") or f"cli-{os.urandom(6).hex()}"
     context = surface == "context"
     paths = [*(args.path or []), *hook_paths(hook)] if context else []
     names = list(args.identifier or []) if context else []

@@ -24,6 +24,39 @@ from tests.support.recall import Clock, accept, api, seed, token
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_SIDE = ("sqlalchemy", "starlette", "githubkit", "uvicorn", "pydantic", "httpx", "alembic")
+# Answering from the store needs the store (SQLAlchemy, the settings, recall), never the web app,
+# the GitHub client, migrations, the review pipeline, an HTTP client or tables it does not read.
+NOT_FOR_THE_STORE = (
+    "starlette",
+    "uvicorn",
+    "githubkit",
+    "httpx",
+    "anyio",
+    "alembic",
+    "cryptography",
+    "ghapp.api",
+    "ghapp.web",
+    "ghapp.app",
+    "ghapp.github",
+    "ghapp.worker",
+    "review.orchestrate",
+    "review.seats",
+    "http.client",
+    "urllib.request",
+    "continual.tables.fixes",  # tables the hook never reads are not even mapped
+    "continual.tables.history",
+    "continual.tables.judge",
+)
+# Prints the modules of ``forbidden`` the command line loaded, on stderr, after running it.
+LOADED_PROBE = (
+    "import sys\n"
+    "from ghapp.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "forbidden = {forbidden!r}\n"
+    "loaded = [m for m in sys.modules if m in forbidden or m.split('.')[0] in forbidden]\n"
+    "print('loaded:', sorted(loaded), file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
 
 
 def run_cli(
@@ -193,14 +226,7 @@ def test_asking_a_server_loads_no_server_side_and_logs_no_request(
 ) -> None:
     engine, env = store
     secret = token(engine, "octo", "mona")
-    probe = (
-        "import sys, runpy\n"
-        "from ghapp.cli import main\n"
-        "code = main(sys.argv[1:])\n"
-        f"loaded = [m for m in sys.modules if m.split('.')[0] in {SERVER_SIDE!r}]\n"
-        "print('loaded:', loaded, file=sys.stderr)\n"
-        "sys.exit(code)\n"
-    )
+    probe = LOADED_PROBE.format(forbidden=SERVER_SIDE)
     with api(engine, tmp_path / "served", Clock(now_ms())) as url:
         result = subprocess.run(
             [sys.executable, "-c", probe, "context", "--hook", "--url", url, "--token", secret],
@@ -266,3 +292,22 @@ def test_the_workspace_root_is_the_project_dir_or_the_git_top(repo: Path, tmp_pa
     assert hook_paths(outside, {"CLAUDE_PROJECT_DIR": str(project)}) == ["pkg/mod.py"]
     assert hook_paths(outside, {}) == ["mod.py"], "no git, no project dir: the cwd is the root"
     assert hook_paths({"cwd": str(repo), "tool_input": "not a dict"}, {}) == []
+
+
+def test_answering_from_the_store_loads_no_server_side_and_no_migrations(
+    store: tuple[Engine, dict[str, str]], repo: Path
+) -> None:
+    _, env = store
+    probe = LOADED_PROBE.format(forbidden=NOT_FOR_THE_STORE)
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "context", "--hook"],
+        input=pre_tool(repo / "src", file_path="app.py"),
+        cwd=repo / "src",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "parse_config" in _context(result)
+    assert "loaded: []" in result.stderr, result.stderr
+    assert result.stderr.strip() == "loaded: []", "the hook says nothing on stderr when it works"

@@ -71,7 +71,7 @@ def test_a_resolution_by_a_person_runs_the_write_back(
 
 
 # Columns that hold an id the project makes itself (an autoincrement key, a reference to one).
-OWN_IDS = {"receipt_id", "person_id"}
+OWN_IDS = {"receipt_id", "person_id", "publication_id"}
 # The tables whose own `id` is GitHub's.
 GITHUB_KEYED = {"accounts", "installations", "repositories"}
 
