@@ -55,6 +55,26 @@ def _counted(hunk: Hunk) -> bool:
     return (old, new) == (hunk.old_count, hunk.new_count)
 
 
+def _body_problem(lines: list[str]) -> NotApplicable | None:
+    """Why the lines from the first hunk on are not one file's hunks: a `--- `, `+++ ` or
+    `diff --git ` line past a hunk's counted lines starts another file, while inside them it is
+    a removed or added line (a removed `-- comment` reads `--- comment`)."""
+    old = new = 0
+    for line in lines:
+        if is_header(line):
+            [opened] = hunks(line)
+            old, new = opened.old_count, opened.new_count
+            continue
+        if old <= 0 and new <= 0 and line.startswith(("--- ", "+++ ", "diff --git ")):
+            return NotApplicable("the proven fix's patch changes more than one file")
+        if line and line[0] not in " +-\\":
+            return NotApplicable("the proven fix's patch has a line no hunk may hold")
+        kind = line[:1]
+        old -= kind in (" ", "", "-")
+        new -= kind in (" ", "", "+")
+    return None
+
+
 def read_patch(patch: str | None, path: str) -> FilePatch | NotApplicable:
     """The patch as one file's hunks when it changes only `path` and reads strictly, else why
     the app will not apply it."""
@@ -90,11 +110,9 @@ def read_patch(patch: str | None, path: str) -> FilePatch | NotApplicable:
         return NotApplicable(
             "the proven fix's patch changes a file other than the suggestion's, or names none"
         )
-    for line in lines[start:]:
-        if line.startswith(("--- ", "+++ ", "diff --git ")):
-            return NotApplicable("the proven fix's patch changes more than one file")
-        if line and not is_header(line) and line[0] not in " +-\\":
-            return NotApplicable("the proven fix's patch has a line no hunk may hold")
+    unreadable = _body_problem(lines[start:])
+    if unreadable is not None:
+        return unreadable
     found = hunks("\n".join(lines[start:]))
     if len(found) > MAX_HUNKS:
         return NotApplicable(f"the proven fix's patch has over {MAX_HUNKS} hunks")

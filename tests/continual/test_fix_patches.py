@@ -106,3 +106,16 @@ def test_untrusted_patches_are_refused_with_a_reason(patch: str, why: str) -> No
     assert why in refusal(patch)
     assert isinstance(read_patch(patch, PATH), NotApplicable)
     assert shown_patch(PATH, patch) is None, "never shown with the finding, never stored"
+
+
+def test_a_removed_sql_comment_is_a_line_of_the_hunk_not_a_second_file() -> None:
+    source = "SELECT 1;\n-- old note\n++ counter\nSELECT 2;\n"
+    patch = (
+        header(PATH)
+        + "@@ -1,4 +1,3 @@\n SELECT 1;\n--- old note\n-++ counter\n+++ kept\n SELECT 2;\n"
+    )
+    change = apply_patch(patch, PATH, source)
+    assert isinstance(change, FixChange), change
+    assert change.after == "SELECT 1;\n++ kept\nSELECT 2;\n"
+    after_the_hunk = patch + header("src/other.py") + "@@ -1 +1 @@\n-a\n+b\n"
+    assert "more than one file" in refusal(after_the_hunk, source)
