@@ -56,7 +56,8 @@ def _wait(ready: Callable[[], object], timeout_s: float | None) -> bool:
 
 
 def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
-    from ghapp.demo import APP_ID, ORG, PATH, REPO
+    from ghapp.demo import APP_ID, MAINTAINER, ORG, PATH, REPO
+    from ghapp.web.github import CALLBACK
     from ghsim import GitHubSimulator, generate_app_key
     from ghsim.patches import addition_patch
 
@@ -87,7 +88,11 @@ def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
             f"HINDSIGHT_GITHUB_PRIVATE_KEY_FILE={key_file}",
             f"HINDSIGHT_WEBHOOK_SECRET={secret}",
             "HINDSIGHT_APP_SLUG=hindsight",
+            # The app's OAuth client, so the ledger offers "Sign in with GitHub".
+            f"HINDSIGHT_GITHUB_CLIENT_ID={sim.context.shapes.app()['client_id']}",
+            f"HINDSIGHT_GITHUB_CLIENT_SECRET={sim.world.sign_ins.client_secret}",
         ]
+        sim.world.sign_ins.callback_urls = [f"{app_url}{CALLBACK}"]
         env_file = folder / ENV_FILE
         env_file.write_text("\n".join(settings_lines) + "\n")
         env_file.chmod(0o600)
@@ -107,6 +112,7 @@ def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
             print(f"hindsight simulator: no app answered at {app_url} in time", file=sys.stderr)
             return 1
         sim.add_installation(ORG, repositories=[REPO])
+        sim.set_permission(REPO, MAINTAINER, "maintain")  # who may sign in to the ledger
         patch = addition_patch(CHANGE)
         pull = sim.open_pull(REPO, title="Charge requests", files={PATH: patch}, author="sam")
         number = int(pull["number"])
@@ -125,8 +131,8 @@ def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
         ]
         print(
             f"PR #{number} is reviewed: {len(comments)} comments by {sim.bot_login}; the ledger "
-            f"is at {app_url}/ledger (sign in with `hindsight tokens create --account {ORG} "
-            "--person olivia`)",
+            f"is at {app_url}/ledger (sign in with GitHub as {MAINTAINER}, or with a token "
+            f"from `hindsight tokens create --account {ORG} --person {MAINTAINER}`)",
             flush=True,
         )
         if args.exit_after_review:
