@@ -3,7 +3,7 @@ acceptance, and a merged fix in a second repository of the account widens the le
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 
@@ -11,10 +11,8 @@ from continual.recall import load_lessons
 from continual.tables import FixPullRow, Receipt, Repository, Suggestion
 from continual.values import Scope
 from ghapp.db import reading
+from ghapp.demo_world import MAINTAINER, ORG, PATH, SECOND_PATCH, Demo, check, find, step
 from ghapp.jobs import now_ms
-
-if TYPE_CHECKING:
-    from ghapp.demo import Demo
 
 SECOND_REPO = "demo-org/billing"
 # PR #2's file at its head (base + SECOND_PATCH of the demo), as the fix PR reads it.
@@ -25,15 +23,11 @@ SECOND_TEXT = (
 
 
 def _bare_except(comments: list[dict[str, Any]]) -> dict[str, Any]:
-    from ghapp.demo import find
-
     return find(comments, "bare except")
 
 
 def _fix_and_merge(demo: Demo, repo: str, number: int, comment: dict[str, Any]) -> int:
     """A maintainer's `/fix` under `comment`, then the fix PR merged; answers its number."""
-    from ghapp.demo import MAINTAINER, check
-
     demo.sim.reply(
         repo, number, comment["id"], "/fix", author=MAINTAINER, author_association="OWNER"
     )
@@ -59,8 +53,6 @@ def _fix_and_merge(demo: Demo, repo: str, number: int, comment: dict[str, Any]) 
 
 
 def run_fix_steps(demo: Demo, second: dict[str, Any], posted: list[dict[str, Any]]) -> None:
-    from ghapp.demo import MAINTAINER, ORG, PATH, SECOND_PATCH, check, step
-
     step(demo.echo, 8, "A maintainer replies /fix on PR #2; the fix PR's merge is the verdict…")
     fix = _fix_and_merge(demo, "demo-org/payments", int(second["number"]), _bare_except(posted))
     with reading(demo.engine) as conn:

@@ -56,7 +56,7 @@ def _wait(ready: Callable[[], object], timeout_s: float | None) -> bool:
 
 
 def cmd_simulator(args: argparse.Namespace, settings: Settings) -> int:
-    from ghapp.demo import APP_ID, MAINTAINER, ORG, PATH, REPO
+    from ghapp.demo_world import APP_ID, MAINTAINER, ORG, PATH, REPO
     from ghapp.web.github import CALLBACK
     from ghsim import GitHubSimulator, generate_app_key
     from ghsim.patches import addition_patch
