@@ -104,9 +104,26 @@ class JsonFormatter(logging.Formatter):
         return _JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted, not the stream it was when
+    logging was configured: a replaced and closed stderr (an embedding program's, a test
+    runner's capture) never turns a log line into a logging error."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        """The stream is always the current ``sys.stderr``."""
+
+
 def configure_logging(level: str = "INFO", log_format: LogFormat | str = "text") -> None:
     """One handler on stderr, text or JSON; the noisy libraries at WARNING at least."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = StderrHandler()
     if str(log_format) == "json":
         handler.setFormatter(JsonFormatter())
     else:
