@@ -6,8 +6,13 @@ import asyncio
 import os
 import statistics
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 def shown(value: float) -> str:
@@ -129,3 +134,24 @@ def http_post(path: str, host: str, headers: dict[str, str], body: bytes) -> byt
     lines = [f"POST {path} HTTP/1.1", f"host: {host}", f"content-length: {len(body)}"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def postgres_engine(url: str, prefix: str = "bench") -> tuple[Engine, str, str] | None:
+    """An engine on a fresh schema of the PostgreSQL at ``url`` (its scoped URL and the schema's
+    name beside it, for worker processes and the clean-up), or None, said, when it does not
+    answer."""
+    from sqlalchemy import create_engine, text
+
+    from ghapp.db import make_engine
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    try:
+        admin = create_engine(url)
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        admin.dispose()
+    except Exception as exc:
+        print(f"  postgresql: not reachable ({type(exc).__name__}); skipped")
+        return None
+    scoped = f"{url}?options=-csearch_path%3D{schema}"
+    return make_engine(scoped), scoped, schema

@@ -22,15 +22,14 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, event, text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import pin, ratio_bar  # noqa: E402
+from bench.common import pin, postgres_engine, ratio_bar  # noqa: E402
 from ghapp.app import build_deps  # noqa: E402
 from ghapp.db import make_engine, migrate  # noqa: E402
 from ghapp.deps import Deps  # noqa: E402
@@ -168,20 +167,6 @@ def measure(engine: Engine, url: str, jobs: int, rounds: int, concurrency: int) 
     figures["complete_ms"] = 1000 * timed.seconds["complete"] / max(1, timed.calls["complete"])
     figures["jobs_per_claim"] = timed.calls["complete"] / max(1, timed.calls["claim"])
     return figures
-
-
-def postgres_engine(url: str) -> tuple[Engine, str, str] | None:
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    try:
-        admin = create_engine(url)
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        admin.dispose()
-    except Exception as exc:
-        print(f"  postgresql: not reachable ({type(exc).__name__}); skipped")
-        return None
-    scoped = f"{url}?options=-csearch_path%3D{schema}"
-    return make_engine(scoped), scoped, schema
 
 
 def main() -> int:

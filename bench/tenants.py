@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import Engine, create_engine, text  # noqa: E402
+from sqlalchemy import Engine, text  # noqa: E402
 
-from bench.common import bar, percentile, ratio_bar  # noqa: E402
+from bench.common import bar, percentile, postgres_engine, ratio_bar  # noqa: E402
 from bench.recall import build_workload  # noqa: E402
 from bench.surfaces import Rows, insert_rows, rows_of  # noqa: E402
 from continual.recall import Card, number_account  # noqa: E402
@@ -194,20 +194,6 @@ def report(name: str, results: list[dict[str, object]], cache_mb: int, suffix: s
     ]
 
 
-def postgres_engine(url: str) -> tuple[Engine, str, str] | None:
-    schema = f"bench_tenants_{os.getpid()}"
-    try:
-        admin = create_engine(url)
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        admin.dispose()
-    except Exception as exc:
-        print(f"  postgresql: not reachable ({type(exc).__name__}); skipped")
-        return None
-    scoped = f"{url}?options=-csearch_path%3D{schema}"
-    return make_engine(scoped), scoped, schema
-
-
 def measure(
     engine: Engine,
     url: str,
@@ -257,7 +243,7 @@ def main() -> int:
         results = measure(engine, url, tenants, args, Path(tmp), workers=1)
         engine.dispose()
         lines += report("sqlite, one worker", results, args.cache_mb, "")
-        made = postgres_engine(args.postgres) if args.postgres else None
+        made = postgres_engine(args.postgres, "bench_tenants") if args.postgres else None
         if made is not None:
             engine, url, schema = made
             try:

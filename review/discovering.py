@@ -13,6 +13,7 @@ from typing import Any
 
 from continual.history.discovery import Mechanism, Proposal
 from continual.history.evidence import gist
+from review.batching import batched
 from review.contract import CallFailed, FailureReason
 from review.seats import TextSeat, extract_json_text
 
@@ -108,19 +109,7 @@ def batches(
     mechanisms: Sequence[Mechanism], *, max_bytes: int = MAX_BATCH_BYTES
 ) -> list[list[Mechanism]]:
     """Whole mechanisms in order, each batch within ``max_bytes`` (a larger one goes alone)."""
-    found: list[list[Mechanism]] = []
-    current: list[Mechanism] = []
-    size = 0
-    for mechanism in mechanisms:
-        weight = len(json.dumps(_item(mechanism)).encode())
-        if current and size + weight > max_bytes:
-            found.append(current)
-            current, size = [], 0
-        current.append(mechanism)
-        size += weight
-    if current:
-        found.append(current)
-    return found
+    return batched(mechanisms, _item, max_bytes)
 
 
 def _bad(what: str) -> CallFailed:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from continual.maintenance import Action, AnchoredEntry, Ruling, admitted
+from review.batching import batched
 from review.contract import CallFailed, FailureReason
 from review.seats import TextSeat, extract_json_text
 
@@ -102,19 +103,7 @@ def build_request(cases: Sequence[Case], *, commit: str, seat: str) -> dict[str,
 def batches(cases: Sequence[Case], *, max_bytes: int = MAX_BATCH_BYTES) -> list[list[Case]]:
     """Complete cases in order, each batch's serialised lessons within ``max_bytes`` (a case
     larger than that goes alone)."""
-    found: list[list[Case]] = []
-    current: list[Case] = []
-    size = 0
-    for case in cases:
-        weight = len(json.dumps(_item(case)).encode())
-        if current and size + weight > max_bytes:
-            found.append(current)
-            current, size = [], 0
-        current.append(case)
-        size += weight
-    if current:
-        found.append(current)
-    return found
+    return batched(cases, _item, max_bytes)
 
 
 def _bad(what: str) -> CallFailed:
