@@ -16,24 +16,40 @@ import sys
 from pathlib import Path
 
 PROJECT = ("continual", "review", "ghapp", "ghsim")
-# Loaded before forking: the third-party packages the project's modules import (a name missing
-# here is only slower: its child imports it itself).
+# Loaded before forking: the third-party packages and submodules the project's modules import (a
+# name missing here is only slower: each child imports it itself, about a second for the ORM).
 THIRD_PARTY = (
     "alembic",
+    "cmarkgfm",
     "cryptography",
+    "difflib",
     "githubkit",
+    "http.cookies",
     "httpx",
     "itsdangerous",
     "jinja2",
     "numpy",
+    "numpy.typing",
     "orjson",
     "prometheus_client",
+    "prometheus_client.core",
     "psycopg",
     "pydantic",
     "pydantic_settings",
     "snowballstemmer",
     "sqlalchemy",
+    "sqlalchemy.dialects.postgresql",
+    "sqlalchemy.dialects.sqlite",
+    "sqlalchemy.future",
+    "sqlalchemy.orm",
     "starlette",
+    "starlette.applications",
+    "starlette.formparsers",
+    "starlette.middleware.errors",
+    "starlette.middleware.exceptions",
+    "starlette.responses",
+    "starlette.routing",
+    "starlette.websockets",
     "uvicorn",
     "yaml",
 )
