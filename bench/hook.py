@@ -3,10 +3,14 @@ before every Read and Edit, against a bare `python -c pass` process measured bes
 
 Run: `python bench/hook.py [--runs N] [--lessons N]`. A git checkout of a repository whose store
 holds the lesson on `src/app.py` among `--lessons` others on other files (the recall index is
-built over all of them); each round starts three processes in turn (bare Python, the hook asking
-a running server, the hook answering from the local SQLite store), each with the PreToolUse JSON
-of a Read of `src/app.py` on stdin, and checks that both hooks handed the lesson. Bars: the p95 of
-each hook in milliseconds, and its ratio to the bare process's p95 in the same run.
+built over all of them); each round starts four processes in turn (bare Python, the hook asking
+a running server, the hook answering from the local SQLite store as it does by default, through
+the warm helper the first such hook started, and the hook answering from the store itself with
+the helper switched off), each with the PreToolUse JSON of a Read of `src/app.py` on stdin, and
+checks that every hook handed the lesson. Bars: the p95 of the server and default store hooks in
+milliseconds, and their ratio to the bare process's p95 in the same run; the hook without its
+helper is printed beside them (what the first call of a store pays, and every call with
+`HINDSIGHT_HOOK_HELPER_IDLE_S=0`).
 
 Every process runs as an installed package does: with its bytecode cached (pip compiles it on
 install), here in a scratch `PYTHONPYCACHEPREFIX` filled by the warm-up rounds, whatever
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -112,24 +117,39 @@ def main() -> int:
             HINDSIGHT_DATABASE_URL=database_url,
             HINDSIGHT_STORE_DIR=str(folder / "store"),
         )
-        times: dict[str, list[float]] = {"bare": [], "server": [], "store": []}
-        with api(engine, folder / "served", Clock(now_ms())) as url:
-            served = {**env, "HINDSIGHT_URL": url, "HINDSIGHT_TOKEN": secret}
-            for index in range(args.runs + WARM_UP):
-                bare, _ = timed([sys.executable, "-c", "pass"], pre_tool(repo, "b"), repo, env)
-                server, from_server = timed(hindsight, pre_tool(repo, f"a{index}"), repo, served)
-                store, from_store = timed(hindsight, pre_tool(repo, f"s{index}"), repo, env)
-                if not (handed(from_server) and handed(from_store)):
-                    raise SystemExit(f"a hook handed no lesson: {from_server!r} {from_store!r}")
-                if index >= WARM_UP:
-                    times["bare"].append(bare)
-                    times["server"].append(server)
-                    times["store"].append(store)
+        runtime = tempfile.mkdtemp(prefix="hook-", dir="/tmp")  # the helper's socket folder
+        env["XDG_RUNTIME_DIR"] = runtime
+        alone = {**env, "HINDSIGHT_HOOK_HELPER_IDLE_S": "0"}
+        times: dict[str, list[float]] = {"bare": [], "server": [], "store": [], "alone": []}
+        try:
+            with api(engine, folder / "served", Clock(now_ms())) as url:
+                served = {**env, "HINDSIGHT_URL": url, "HINDSIGHT_TOKEN": secret}
+                for index in range(args.runs + WARM_UP):
+                    bare, _ = timed([sys.executable, "-c", "pass"], pre_tool(repo, "b"), repo, env)
+                    rounds = {
+                        "server": timed(hindsight, pre_tool(repo, f"a{index}"), repo, served),
+                        "store": timed(hindsight, pre_tool(repo, f"s{index}"), repo, env),
+                        "alone": timed(hindsight, pre_tool(repo, f"o{index}"), repo, alone),
+                    }
+                    missed = {k: out for k, (_, out) in rounds.items() if not handed(out)}
+                    if missed:
+                        raise SystemExit(f"a hook handed no lesson: {missed!r}")
+                    if index >= WARM_UP:
+                        times["bare"].append(bare)
+                        for name, (elapsed, _) in rounds.items():
+                            times[name].append(elapsed)
+        finally:
+            stop = [sys.executable, "-m", "ghapp.cli", "hook-helper", "--stop"]
+            subprocess.run(stop, env=env, capture_output=True, check=False)
+            shutil.rmtree(runtime, ignore_errors=True)
         engine.dispose()
     p95 = {name: percentile(values, 95) for name, values in times.items()}
     p50 = {name: percentile(values, 50) for name, values in times.items()}
+    labels = {"alone": "store, no helper"}
     for name in times:
-        print(f"{name:<7} p50 {p50[name]:7.1f} ms   p95 {p95[name]:7.1f} ms   ({args.runs} runs)")
+        print(
+            f"{labels.get(name, name):<16} p50 {p50[name]:7.1f} ms   p95 {p95[name]:7.1f} ms   ({args.runs} runs)"
+        )
     print(f"store of {args.lessons + 1} lessons")
     print(bar("hook-cold-ms server p95", round(p95["server"], 1), "ms", "<=", SERVER_P95_MS))
     print(bar("hook-cold-ms store p95", round(p95["store"], 1), "ms", "<=", STORE_P95_MS))

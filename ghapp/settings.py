@@ -107,6 +107,9 @@ class Settings(BaseSettings):
     # (one call, at a session's start) and a context push (one hook, before a tool call).
     call_injection_tokens: int = Field(default=8_000, ge=1, le=64_000)
     hook_injection_tokens: int = Field(default=8_000, ge=1, le=64_000)
+    # How long the agent hooks' warm helper waits for the next ask before it stops (0: the hooks
+    # answer from the store themselves and never start one).
+    hook_helper_idle_s: int = Field(default=900, ge=0, le=86_400)
     log_format: LogFormat = LogFormat.TEXT
     # The recall snapshots a process keeps, in MiB of their estimated size: the least recently
     # asked about accounts are evicted beyond it (default: half of a 2 GiB worker).

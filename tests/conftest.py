@@ -21,6 +21,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
 
 
 POSTGRES_URL = os.environ.get("HINDSIGHT_TEST_DATABASE_URL")
+# A hook run in a test answers from the store itself: no warm helper outlives the test (the
+# helper's own tests start theirs, each in a folder of its own, and stop it).
+os.environ.setdefault("HINDSIGHT_HOOK_HELPER_IDLE_S", "0")
 
 # Property tests check what holds, not how fast one example runs: on a machine shared with other
 # work (two test workers, CI) a 200 ms deadline per example fails tests that are right.

@@ -4,8 +4,9 @@ the database or a running server, as text, as JSON (the `/v1` answer) or as an a
 As a hook (``--hook``) the command never blocks the agent: whatever goes wrong (a setting, the
 database, the server, its own input) it prints nothing on stdout, a one-line note on stderr, and
 exits 0, since a coding agent may refuse the tool call on any other status (Claude Code's
-PreToolUse hook blocks it on 2). Asking a server costs only the standard library; the database
-side is imported when the command answers from the store."""
+PreToolUse hook blocks it on 2). Asking a server costs only the standard library, and so does a
+hook answered by the hooks' warm helper (``ghapp.cli.warm``); the database side is imported when
+the command answers from the store itself."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +25,16 @@ from ghapp.cli.base import CliError, Subparsers, current_repo
 from ghapp.cli.hookpaths import hook_paths
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from continual.recall import SnapshotCache
     from ghapp.settings import Settings
 
 URL_ENV = "HINDSIGHT_URL"
 TOKEN_ENV = "HINDSIGHT_TOKEN"
 SERVER_TIMEOUT_S = 10.0
 NOTE_CHARS = 300  # the hook's note on stderr is one short line
+SURFACES = ("brief", "context")
 
 SettingsLoader = Callable[[], "Settings"]
 
@@ -92,65 +98,139 @@ def _ask_server(args: argparse.Namespace, call: str, params: dict[str, Any]) -> 
     return body
 
 
-def _ask_store(
-    args: argparse.Namespace,
-    settings: Settings,
-    surface: str,
-    repo: str,
-    session: str,
-    *,
-    paths: list[str],
-    names: list[str],
-    words: list[str],
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """What a brief or a context push asks the store: the same whether this process answers it
+    or the hooks' warm helper does (``as_dict`` and ``from_dict`` carry it over its socket)."""
+
+    surface: str
+    repo: str
+    session: str
+    paths: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    person: str | None = None
+    json: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "surface": self.surface,
+            "repo": self.repo,
+            "session": self.session,
+            "paths": list(self.paths),
+            "names": list(self.names),
+            "words": list(self.words),
+            "person": self.person,
+            "json": self.json,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> Ask:
+        """The ask a helper was sent; a CliError for anything but its exact shape."""
+        if not isinstance(data, dict):
+            raise CliError("the ask is not an object")
+        texts = {key: data.get(key) for key in ("surface", "repo", "session")}
+        lists = {key: data.get(key, []) for key in ("paths", "names", "words")}
+        person, as_json = data.get("person"), data.get("json", False)
+        if (
+            not all(isinstance(value, str) for value in texts.values())
+            or texts["surface"] not in SURFACES
+            or not all(
+                isinstance(value, list) and all(isinstance(item, str) for item in value)
+                for value in lists.values()
+            )
+            or not (person is None or isinstance(person, str))
+            or not isinstance(as_json, bool)
+        ):
+            raise CliError("the ask does not have the shape of one")
+        return cls(
+            str(texts["surface"]),
+            str(texts["repo"]),
+            str(texts["session"]),
+            tuple(lists["paths"]),
+            tuple(lists["names"]),
+            tuple(lists["words"]),
+            person,
+            as_json,
+        )
+
+
+def store_answer(
+    engine: Engine, settings: Settings, ask: Ask, snapshots: SnapshotCache | None = None
 ) -> dict[str, Any]:
-    """The answer from the store itself: the `/v1` answer's shape, as the server would give it."""
+    """The answer from the store itself: the `/v1` answer's shape, as the server would give it
+    (``snapshots``: the recall snapshots a long-lived process keeps warm between asks)."""
     from continual import persons
     from continual.persons import Preference
     from continual.surfaces import Handed, hand_brief, hand_context
-    from ghapp.cli.common import known_repository, open_engine, suppress_days
+    from ghapp.cli.common import known_repository, suppress_days
     from ghapp.db import reading
 
-    # A hook reads the store as it is: checking or running migrations is `serve`'s part.
-    with open_engine(settings, ready=not args.hook) as engine:
-        target = known_repository(engine, repo)
-        card, person_id = Preference(), None
-        if args.person is not None:
-            with reading(engine) as conn:
-                person_id = persons.person_id_of(conn, target.account_id, args.person)
-                if person_id is not None:
-                    card = persons.get_preference(conn, person_id)
-        common: dict[str, Any] = {
-            "session_id": session,
-            "preference": card,
-            "person_id": person_id,
-            "now": time.time_ns() // 1_000_000,
-            "suppress_days": suppress_days(settings),
-        }
-        handed: Handed
-        if surface == "context":
-            handed = hand_context(
-                engine,
-                settings.store_dir,
-                target,
-                paths=paths,
-                identifiers=names,
-                words=words,
-                max_tokens=settings.hook_injection_tokens,
-                **common,
-            )
-        else:
-            handed = hand_brief(
-                engine,
-                settings.store_dir,
-                target,
-                max_tokens=settings.call_injection_tokens,
-                **common,
-            )
-    if args.json:
+    target = known_repository(engine, ask.repo)
+    card, person_id = Preference(), None
+    if ask.person is not None:
+        with reading(engine) as conn:
+            person_id = persons.person_id_of(conn, target.account_id, ask.person)
+            if person_id is not None:
+                card = persons.get_preference(conn, person_id)
+    common: dict[str, Any] = {
+        "session_id": ask.session,
+        "preference": card,
+        "person_id": person_id,
+        "now": time.time_ns() // 1_000_000,
+        "suppress_days": suppress_days(settings),
+        "snapshots": snapshots,
+    }
+    handed: Handed
+    if ask.surface == "context":
+        handed = hand_context(
+            engine,
+            settings.store_dir,
+            target,
+            paths=ask.paths,
+            identifiers=ask.names,
+            words=ask.words,
+            max_tokens=settings.hook_injection_tokens,
+            **common,
+        )
+    else:
+        handed = hand_brief(
+            engine,
+            settings.store_dir,
+            target,
+            max_tokens=settings.call_injection_tokens,
+            **common,
+        )
+    if ask.json:
         from ghapp.api.shapes import handed_json
 
         return handed_json(target, handed)
     return {"text": handed.text}
+
+
+def _ask_store(args: argparse.Namespace, load: SettingsLoader, ask: Ask) -> dict[str, Any]:
+    """The answer from the store, by the hooks' warm helper when one is running for this
+    store, else by this process (which then starts the helper for the hook calls to come)."""
+    helper = None
+    if args.hook:
+        from ghapp.cli import warm
+
+        helper = warm.socket_path()
+        if helper is not None:
+            answered = warm.ask(helper, ask.as_dict())
+            if answered is not None:
+                return answered
+    from ghapp.cli.common import open_engine
+
+    settings = load()
+    if args.hook:  # a hook's stderr is for what went wrong, not for every handing
+        logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
+    # A hook reads the store as it is: checking or running migrations is `serve`'s part.
+    with open_engine(settings, ready=not args.hook) as engine:
+        body = store_answer(engine, settings, ask)
+    if helper is not None and settings.hook_helper_idle_s > 0:
+        warm.start(helper)
+    return body
 
 
 def _hand(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
@@ -172,12 +252,9 @@ def _hand(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
             params.update(path=paths, identifier=names, word=words)
         body = _ask_server(args, surface, params)
     else:
-        settings = load()
-        if args.hook:  # a hook's stderr is for what went wrong, not for every handing
-            logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
-        body = _ask_store(
-            args, settings, surface, repo, str(session), paths=paths, names=names, words=words
-        )
+        found = (tuple(paths), tuple(names), tuple(words))
+        ask = Ask(surface, repo, str(session), *found, person=args.person, json=args.json)
+        body = _ask_store(args, load, ask)
     if args.json:
         print(json.dumps(body, indent=2, sort_keys=True))
     elif args.hook:
@@ -187,7 +264,7 @@ def _hand(args: argparse.Namespace, load: SettingsLoader, surface: str) -> int:
     return 0
 
 
-def _note(exc: BaseException) -> str:
+def note(exc: BaseException) -> str:
     """One short line saying what went wrong, without a traceback."""
     lines = str(exc).strip().splitlines()
     text = lines[0] if lines else type(exc).__name__
@@ -202,7 +279,7 @@ def _as_hook(args: argparse.Namespace, load: SettingsLoader, surface: str) -> in
         return _hand(args, load, surface)
     except BaseException as exc:  # a hook never blocks the agent, whatever went wrong
         print(
-            f"hindsight {surface} --hook: no lessons for this call ({_note(exc)})",
+            f"hindsight {surface} --hook: no lessons for this call ({note(exc)})",
             file=sys.stderr,
         )
         return 0

@@ -92,7 +92,8 @@ def base_env(**extra: str) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith("HINDSIGHT_") and k != "CLAUDE_PROJECT_DIR"
     }
-    return {**env, "PYTHONPATH": str(ROOT), **extra}
+    # The warm helper is started only where a test asks for it (tests/ghapp/test_hook_helper.py).
+    return {**env, "PYTHONPATH": str(ROOT), "HINDSIGHT_HOOK_HELPER_IDLE_S": "0", **extra}
 
 
 def pre_tool(cwd: Path, **tool_input: str) -> str:
