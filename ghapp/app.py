@@ -192,7 +192,12 @@ def create_app(
                 # A forwarded repository webhook (`gh webhook forward`) names no installation.
                 None
                 if ready.github is None
-                else InstallationFinder(ready.github, ready.engine, ready.clock),
+                else InstallationFinder(
+                    ready.github,
+                    ready.engine,
+                    ready.clock,
+                    backfill=settings.history_on_install,
+                ),
             ),
             methods=["POST"],
         ),

@@ -1,7 +1,12 @@
 """Deliveries of a repository webhook, as `gh webhook forward` relays them to a server with no
 public URL: they carry no `installation`. The app finds the repository's installation with its
 JWT (`GET /repos/{owner}/{repo}/installation`, cached), records the installation and the
-repository as an installation event would, and the delivery goes on as the app's own."""
+repository as an installation event would, and the delivery goes on as the app's own.
+
+Installation events are the app's own webhook's, so they never arrive this way: the first
+delivery of a repository the app did not know installed (new, removed, or under another
+installation) stands for its install, and asks for its history back-fill as an install does
+(``HINDSIGHT_HISTORY_ON_INSTALL``)."""
 
 from __future__ import annotations
 
@@ -14,8 +19,10 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from continual.tables import Repository
 from ghapp.envelopes import InstallationOf, RepositoryOf
 from ghapp.github.errors import GitHubError, Gone
+from ghapp.history import schedule_all
 from ghapp.tenants import upsert_installation, upsert_repositories
 
 if TYPE_CHECKING:
@@ -38,10 +45,13 @@ class NotInstalled(Exception):
 class InstallationFinder:
     """The installation of each repository a forwarded delivery names, cached for ``CACHE_S``."""
 
-    def __init__(self, github: GitHubClient, engine: Engine, clock: Any) -> None:
+    def __init__(
+        self, github: GitHubClient, engine: Engine, clock: Any, *, backfill: bool = False
+    ) -> None:
         self.github = github
         self.engine = engine
         self.clock = clock
+        self.backfill = backfill  # a repository seen installed for the first time is back-filled
         self._found: dict[int, tuple[dict[str, Any], float]] = {}
 
     async def attach(self, payload: dict[str, Any]) -> bool:
@@ -88,6 +98,9 @@ class InstallationFinder:
     def _record(self, installation: InstallationOf, repository: RepositoryOf) -> None:
         now = self.clock()
         with Session(self.engine) as session, session.begin():
+            known = session.get(Repository, repository.id)
+            installed = known is not None and known.removed_ms is None
+            first = not installed or known is None or known.installation_id != installation.id
             row = upsert_installation(session, installation, now)
             upsert_repositories(
                 session,
@@ -97,3 +110,10 @@ class InstallationFinder:
                 now=now,
                 account_login=installation.account.login,
             )
+            if first and self.backfill:
+                session.flush()
+                if schedule_all(session.connection(), [repository.id], now):
+                    log.info(
+                        "forwarded repository's history back-fill asked for",
+                        extra={"repo": repository.full_name},
+                    )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from sqlalchemy import Engine, select
 
 from continual.memory import set_memory
@@ -25,8 +26,16 @@ from ghapp.worker import Worker
 from ghsim import GitHubSimulator, addition_patch
 from review.sandbox import Sandbox
 from tests.conftest import WEBHOOK_SECRET
-from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client
-from tests.support.web import serve
+from tests.support.simulator import (
+    APP_ID,
+    ORG,
+    REPO,
+    WebhookReceiver,
+    app_key,
+    app_settings,
+    make_client,
+)
+from tests.support.web import deliver, serve
 
 REVIEW_POSTS = r"^/repos/[^/]+/[^/]+/pulls/\d+/reviews$"
 PASSING = "PYTHONPATH=src pytest -q"
@@ -165,6 +174,27 @@ class Harness:
     worker: Worker
     clock: MsClock
     store_dir: Path
+    relay: WebhookReceiver | None = None  # where the app's webhook goes when it is forwarded
+    forwarded: int = 0  # how many of the relay's deliveries were forwarded
+
+    def forward(self) -> list[int]:
+        """Forward what the relay received since the last call, as `gh webhook forward` relays
+        a repository webhook: no installation events, no ``installation`` in a payload.
+        Answers the app's status codes."""
+        assert self.relay is not None, "the harness was not made with forwarded=True"
+        statuses = []
+        with httpx.Client(trust_env=False) as client:
+            for received in self.relay.received[self.forwarded :]:
+                self.forwarded += 1
+                event = received.headers["x-github-event"]
+                if event.startswith("installation"):
+                    continue
+                payload = json.loads(received.body)
+                payload.pop("installation", None)
+                statuses.append(
+                    deliver(client, self.url, WEBHOOK_SECRET, event, payload).status_code
+                )
+        return statuses
 
     def run(self) -> int:
         """Run the due jobs to the end."""
@@ -182,10 +212,12 @@ def harness(
     *,
     sandbox: Sandbox | None = None,
     memory: bool = False,
+    forwarded: bool = False,
 ) -> Iterator[Harness]:
     """The app (ingress served, worker run by hand) with ``toml`` as its hindsight.toml; proofs
     run in ``sandbox`` (default: the machine's). With ``memory`` the installed repositories'
-    memory is turned on (it is off by default)."""
+    memory is turned on (it is off by default). With ``forwarded`` the app's webhook reaches a
+    relay, and the app hears only what `Harness.forward` forwards to it."""
     config = tmp / "hindsight.toml"
     config.write_text(toml)
     store_dir = tmp / "store"
@@ -202,10 +234,11 @@ def harness(
         )
         app = create_app(settings, deps=deps, run_worker=False)
         url = stack.enter_context(serve(app))
-        sim.configure_webhooks(f"{url}/webhooks", WEBHOOK_SECRET)
+        relay = stack.enter_context(WebhookReceiver()) if forwarded else None
+        sim.configure_webhooks(relay.url if relay else f"{url}/webhooks", WEBHOOK_SECRET)
         sim.add_installation(ORG, repositories=[REPO])
         worker = Worker(deps, build_router(), concurrency=2)
-        found = Harness(sim, engine, settings, deps, url, worker, clock, store_dir)
+        found = Harness(sim, engine, settings, deps, url, worker, clock, store_dir, relay)
         if memory:
             found.run()  # the installation: its repositories are known from here
             enable_memory(engine)
