@@ -20,7 +20,6 @@ install), here in a scratch `PYTHONPYCACHEPREFIX` filled by the warm-up rounds, 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -36,6 +35,7 @@ from sqlalchemy import Engine
 from bench.common import bar, percentile
 from ghapp.db import make_engine, migrate
 from ghapp.jobs import now_ms
+from tests.support.hooks import read_app
 from tests.support.recall import Clock, Tenant, accept, api, seed, token
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,19 +64,6 @@ def timed(command: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> tup
     if result.returncode != 0:
         raise SystemExit(f"{command[1:]} exited {result.returncode}: {result.stderr[-500:]}")
     return elapsed, result.stdout
-
-
-def pre_tool(repo: Path, session: str) -> str:
-    """The hook's input for a Read of src/app.py, in a new session (so the lesson is handed)."""
-    return json.dumps(
-        {
-            "session_id": session,
-            "hook_event_name": "PreToolUse",
-            "cwd": str(repo),
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(repo / "src" / "app.py")},
-        }
-    )
 
 
 def other_lessons(engine: Engine, tenant: Tenant, count: int, at: int) -> None:
@@ -125,11 +112,11 @@ def main() -> int:
             with api(engine, folder / "served", Clock(now_ms())) as url:
                 served = {**env, "HINDSIGHT_URL": url, "HINDSIGHT_TOKEN": secret}
                 for index in range(args.runs + WARM_UP):
-                    bare, _ = timed([sys.executable, "-c", "pass"], pre_tool(repo, "b"), repo, env)
+                    bare, _ = timed([sys.executable, "-c", "pass"], read_app(repo, "b"), repo, env)
                     rounds = {
-                        "server": timed(hindsight, pre_tool(repo, f"a{index}"), repo, served),
-                        "store": timed(hindsight, pre_tool(repo, f"s{index}"), repo, env),
-                        "alone": timed(hindsight, pre_tool(repo, f"o{index}"), repo, alone),
+                        "server": timed(hindsight, read_app(repo, f"a{index}"), repo, served),
+                        "store": timed(hindsight, read_app(repo, f"s{index}"), repo, env),
+                        "alone": timed(hindsight, read_app(repo, f"o{index}"), repo, alone),
                     }
                     missed = {k: out for k, (_, out) in rounds.items() if not handed(out)}
                     if missed:

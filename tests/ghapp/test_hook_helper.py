@@ -25,6 +25,7 @@ from sqlalchemy import Engine
 from ghapp.cli import warm
 from ghapp.jobs import now_ms
 from tests.ghapp.test_hooks import LOADED_PROBE, base_env, checkout
+from tests.support.hooks import read_app
 from tests.support.recall import Tenant, accept, seed
 
 # What the hook would import if it answered from the store itself.
@@ -79,24 +80,12 @@ def _until(done: object, what: str) -> None:
         time.sleep(0.05)
 
 
-def _pre_tool(repo: Path, session: str) -> str:
-    return json.dumps(
-        {
-            "session_id": session,
-            "hook_event_name": "PreToolUse",
-            "cwd": str(repo),
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(repo / "src" / "app.py")},
-        }
-    )
-
-
 def _hook(repo: Path, env: dict[str, str], session: str) -> subprocess.CompletedProcess[str]:
     """One hook process, as the agent starts it; stderr ends with the store modules it loaded."""
     probe = LOADED_PROBE.format(forbidden=THE_STORE)
     return subprocess.run(
         [sys.executable, "-c", probe, "context", "--hook"],
-        input=_pre_tool(repo, session),
+        input=read_app(repo, session),
         cwd=repo,
         env=env,
         capture_output=True,

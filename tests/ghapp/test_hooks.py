@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 
 from ghapp.cli.hookpaths import hook_paths, shell_paths
 from ghapp.jobs import now_ms
+from tests.support.hooks import pre_tool
 from tests.support.processes import free_port
 from tests.support.recall import Clock, accept, api, seed, token
 
@@ -94,17 +95,6 @@ def base_env(**extra: str) -> dict[str, str]:
     }
     # The warm helper is started only where a test asks for it (tests/ghapp/test_hook_helper.py).
     return {**env, "PYTHONPATH": str(ROOT), "HINDSIGHT_HOOK_HELPER_IDLE_S": "0", **extra}
-
-
-def pre_tool(cwd: Path, **tool_input: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "agent-1",
-            "hook_event_name": "PreToolUse",
-            "cwd": str(cwd),
-            "tool_input": tool_input,
-        }
-    )
 
 
 @pytest.fixture
