@@ -46,7 +46,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("recall", "recall", "add_recall"),
     ("brief", "agents", "add_brief"),
     ("context", "agents", "add_context"),
-    ("hook-helper", "warm", "add_hook_helper"),
+    ("hook-helper", "helper", "add_hook_helper"),
     ("maintain", "lessons", "add_maintain"),
     ("backfill", "history", "add_backfill"),
     ("setup", "setup", "add_setup"),

@@ -14,18 +14,22 @@ import json
 import logging
 import os
 import socketserver
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ghapp.cli.agents import Ask, note, store_answer
+from ghapp.cli.agents import Ask, SettingsLoader, note, store_answer
+from ghapp.cli.base import CliError, Subparsers
 from ghapp.cli.common import open_engine
-from ghapp.cli.warm import ASK_LIMIT
+from ghapp.cli.warm import ASK_LIMIT, stop_all
 from ghapp.db import is_sqlite
-from ghapp.settings import Settings
+from ghapp.settings import Settings, SettingsError
 
 if TYPE_CHECKING:
+    import argparse
+
     from sqlalchemy import Engine
 
     from continual.recall import SnapshotCache
@@ -137,3 +141,33 @@ def serve(path: Path, settings: Settings) -> int:
                 if _inode(path) == inode:
                     path.unlink(missing_ok=True)
     return 0
+
+
+def cmd_hook_helper(args: argparse.Namespace, load: SettingsLoader) -> int:
+    if args.stop:
+        stopped = stop_all()
+        print(f"stopped {stopped} hook helper{'' if stopped == 1 else 's'}")
+        return 0
+    if not args.socket:
+        raise CliError("give --socket PATH (the hooks start their helper themselves) or --stop")
+
+    try:
+        settings = load()
+    except SettingsError as exc:  # the hooks answer (and say it) without a helper
+        print(f"hindsight hook-helper: {exc}", file=sys.stderr)
+        return 2
+    return serve(Path(args.socket), settings)
+
+
+def add_hook_helper(commands: Subparsers) -> None:
+    helper = commands.add_parser(
+        "hook-helper",
+        help="the warm local answerer agent hooks start on their own (--stop stops them)",
+        description="A long-lived process that answers `brief --hook` and `context --hook` "
+        "from the store over a private Unix socket. A hook starts it the first time it "
+        "answers from the store; it stops after HINDSIGHT_HOOK_HELPER_IDLE_S seconds without "
+        "an ask (0: never start one).",
+    )
+    helper.add_argument("--socket", help="the socket to listen on (given by the hook)")
+    helper.add_argument("--stop", action="store_true", help="stop this user's hook helpers")
+    helper.set_defaults(run=cmd_hook_helper, own_settings=True)

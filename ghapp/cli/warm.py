@@ -24,14 +24,9 @@ import socket
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ghapp.cli.base import CliError, Subparsers
-
-if TYPE_CHECKING:
-    import argparse
-
-    from ghapp.cli.agents import SettingsLoader
+from ghapp.cli.base import CliError
 
 ENV_PREFIX = "HINDSIGHT_"
 ASK_LIMIT = 1 << 20  # bytes of one ask (the paths of one tool call)
@@ -173,35 +168,3 @@ def stop_all() -> int:
         except CliError:
             continue
     return stopped
-
-
-def cmd_hook_helper(args: argparse.Namespace, load: SettingsLoader) -> int:
-    if args.stop:
-        stopped = stop_all()
-        print(f"stopped {stopped} hook helper{'' if stopped == 1 else 's'}")
-        return 0
-    if not args.socket:
-        raise CliError("give --socket PATH (the hooks start their helper themselves) or --stop")
-    from ghapp.cli.helper import serve
-    from ghapp.settings import SettingsError
-
-    try:
-        settings = load()
-    except SettingsError as exc:  # the hooks answer (and say it) without a helper
-        print(f"hindsight hook-helper: {exc}", file=sys.stderr)
-        return 2
-    return serve(Path(args.socket), settings)
-
-
-def add_hook_helper(commands: Subparsers) -> None:
-    helper = commands.add_parser(
-        "hook-helper",
-        help="the warm local answerer agent hooks start on their own (--stop stops them)",
-        description="A long-lived process that answers `brief --hook` and `context --hook` "
-        "from the store over a private Unix socket. A hook starts it the first time it "
-        "answers from the store; it stops after HINDSIGHT_HOOK_HELPER_IDLE_S seconds without "
-        "an ask (0: never start one).",
-    )
-    helper.add_argument("--socket", help="the socket to listen on (given by the hook)")
-    helper.add_argument("--stop", action="store_true", help="stop this user's hook helpers")
-    helper.set_defaults(run=cmd_hook_helper, own_settings=True)
