@@ -10,7 +10,10 @@ push; the rest the author's own, a bot's and replies). Three runs, each on a fre
 2. the same outcomes read the plain way, one comparison per maintainer comment (the baseline):
    the back-fill's requests and wall time as ratios to it, and the same outcomes;
 3. the back-fill under a small rate limit (and one 403 secondary-limit answer): it pauses when its
-   share of a window is spent and resumes at the reset, never over its share, never refused.
+   share of a window is spent and resumes at the reset, never over its share, never refused;
+4. the back-fill of run 1 again with a discovery seat (a real command process, the tests'
+   `hindsight.discover/1` seat): its calls, the lessons it published active and as candidates,
+   and its wall time as a ratio to run 1's.
 """
 
 from __future__ import annotations
@@ -38,7 +41,12 @@ from continual.history.evidence import (  # noqa: E402
     judge,
 )
 from continual.history.runs import RunState  # noqa: E402
-from continual.tables import Account, HistoryComment, Repository  # noqa: E402
+from continual.tables import (  # noqa: E402
+    Account,
+    HistoryComment,
+    HistoryPublication,
+    Repository,
+)
 from ghapp.db import make_engine, migrate, reading  # noqa: E402
 from ghapp.github.client import GitHubClient  # noqa: E402
 from ghapp.github.errors import Gone  # noqa: E402
@@ -48,6 +56,8 @@ from ghapp.jobs import now_ms  # noqa: E402
 from ghapp.tables import Installation  # noqa: E402
 from ghsim import GitHubSimulator, generate_app_key  # noqa: E402
 from ghsim.history import seed_history  # noqa: E402
+from review.seats import make_seat  # noqa: E402
+from tests.support.discover_seat import discovery_seat  # noqa: E402
 
 APP_ID = 4545
 INSTALLATION = 31
@@ -195,6 +205,23 @@ def main() -> int:
         base = len(sim.requests("GET"))
         sample_outcomes = outcomes_of(engine, numbers)
 
+        # 4. (before the rate limit) run 1's back-fill again, with a discovery seat
+        seat = discovery_seat(Path(tmp) / "finder")
+        engine4, _ = store(Path(tmp) / "four.db", sim)
+        discovering = Options(1.0, seat=make_seat(seat.config()))
+        reader4 = client()
+        started = time.perf_counter()
+        asyncio.run(
+            follow(
+                lambda: Backfill(reader4, engine4, repo_id, options=discovering, clock=now_ms),
+                sleep=True,
+            )
+        )
+        seat_s = time.perf_counter() - started
+        with reading(engine4) as conn:
+            receipt = conn.execute(select(*HistoryPublication.__table__.c)).one()
+        seat_calls = len(seat.calls())
+
         # 3. the back-fill under a small rate limit and one secondary-limit answer
         engine3, _ = store(Path(tmp) / "three.db", sim, THROTTLED_PULLS)
         sim.reset_log()
@@ -226,7 +253,10 @@ def main() -> int:
         f"{dict(sample_outcomes)}, baseline {dict(base_outcomes)}); throttled "
         f"({THROTTLED_PULLS} PRs, {THROTTLED_LIMIT} requests per {THROTTLED_WINDOW_S:g} s): "
         f"{throttled_s:.2f} s, {pauses} pause(s), resumed {max(late, default=0):.2f} s after "
-        f"the reset at worst, {len(refused)} refused (the injected secondary limit)",
+        f"the reset at worst, {len(refused)} refused (the injected secondary limit); with a "
+        f"discovery seat: {seat_s:.2f} s, {seat_calls} seat call(s), {receipt.proposals} "
+        f"proposals, {receipt.lessons_active} active and {receipt.lessons_candidate} candidate "
+        f"lessons, rejected {receipt.rejected}, failure {receipt.seat_failure}",
         file=sys.stderr,
     )
     print(bar("history-requests-per-pr", round(per_pull, 3), "requests plus pages", "<=", 3))
@@ -241,6 +271,9 @@ def main() -> int:
     print(bar("history-window-share", round(worst_share, 3), "of a window", "<=", SHARE))
     print(bar("history-refused-answers", len(refused), "403s", "<=", 1))
     print(bar("history-resume-after-reset", round(max(late, default=0), 3), "s", "<=", 1.5))
+    print(bar("history-discovery-active", receipt.lessons_active, "lessons active", ">=", 1))
+    print(bar("history-discovery-failures", int(receipt.seat_failure is not None), "", "==", 0))
+    print(bar("history-discovery-wall-vs-plain", round(seat_s / ours_s, 3), "x run 1", "<=", 1.5))
     return 0
 
 

@@ -1,9 +1,10 @@
 """A discovery seat for tests: a real command process answering `hindsight.discover/1` as told.
 
-The mode file beside the script says how: `recur` (one lesson per mechanism citing its comments,
-and one citing the first comment of the first two mechanisms: two pull requests), `cite` (one
-lesson citing the ids in the `ids` file), or a hostile answer: `forged` (a quote the comment
-does not hold), `unknown` (an id it was not given), `not-json`, `oversized`, `crash` (exit 3),
+The mode file beside the script says how: `recur` (one lesson per mechanism citing its first 20
+comments, the most a lesson may cite, and one citing the first comment of the first two
+mechanisms: two pull requests), `cite` (one lesson citing the ids in the `ids` file), or a hostile
+answer: `forged` (a quote the comment does not hold), `unknown` (an id it was not given),
+`not-json`, `oversized`, `crash` (exit 3),
 `sleep` (past its timeout), `lecture` (a lesson that is not an instruction). Review calls are
 answered with no findings, so the same seat can sit in a review."""
 
@@ -36,7 +37,7 @@ def cite(comments):
 
 groups = request["mechanisms"]
 lessons = [{"title": "Pool in " + g["key"], "text": TEXT + " See `" + g["key"] + "`.",
-            "citations": cite(g["comments"])} for g in groups]
+            "citations": cite(g["comments"][:20])} for g in groups]
 if len(groups) >= 2:
     lessons.append({"title": "Pool connections", "text": TEXT,
                     "citations": cite([groups[0]["comments"][0], groups[1]["comments"][0]])})
