@@ -4,9 +4,9 @@ The mode file beside the script says how: `recur` (one lesson per mechanism citi
 comments, the most a lesson may cite, and one citing the first comment of the first two
 mechanisms: two pull requests), `cite` (one lesson citing the ids in the `ids` file), or a hostile
 answer: `forged` (a quote the comment does not hold), `unknown` (an id it was not given),
-`not-json`, `oversized`, `crash` (exit 3),
-`sleep` (past its timeout), `lecture` (a lesson that is not an instruction). Review calls are
-answered with no findings, so the same seat can sit in a review."""
+`not-json`, `oversized`, `crash` (exit 3), `sleep` (past its timeout), `lecture` (a lesson that
+is not an instruction). Review calls are answered with no findings, so the same seat can sit in a
+review."""
 
 from __future__ import annotations
 
