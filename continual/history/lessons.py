@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 
 from continual.history.discovery import Discovered
 from continual.history.evidence import SHORT_SHA, gist
@@ -209,8 +209,65 @@ def decide_refusal(
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryCard:
+    """An active history lesson as surfaces hand it: its words, the pull requests it rests on,
+    the files its comments were about and the seat that proposed it."""
+
+    id: int
+    key: str
+    text: str
+    prs: tuple[int, ...]
+    files: tuple[str, ...]
+    seat: str
+
+    @property
+    def handed_id(self) -> str:
+        """How handing receipts name it (an entry id cannot look like this)."""
+        return f"{LESSON_SUBJECT}{self.id}"
+
+
+# Built once: every review and agent hand-out asks it (a context push before each tool call).
+_ACTIVE = (
+    select(HistoryLesson.id, HistoryLesson.key, HistoryLesson.text, HistoryLesson.prs)
+    .add_columns(HistoryLesson.comment_ids, HistoryLesson.seat)
+    .where(
+        HistoryLesson.repository_id == bindparam("repository_id"),
+        HistoryLesson.state == EntryState.ACTIVE.value,
+        HistoryLesson.deleted_ms.is_(None),
+    )
+    .order_by(HistoryLesson.id)
+)
+_PATHS = select(HistoryComment.id, HistoryComment.path).where(
+    HistoryComment.id.in_(bindparam("ids", expanding=True))
+)
+
+
+def active_lessons(conn: Connection, repository_id: int) -> list[HistoryCard]:
+    """The repository's active history lessons (never a candidate, never a deleted one), those
+    resting on the most pull requests first, then the oldest."""
+    rows = conn.execute(_ACTIVE, {"repository_id": repository_id}).all()
+    if not rows:
+        return []
+    cited = {int(row.id): json.loads(row.comment_ids) for row in rows}
+    ids = sorted({int(i) for found in cited.values() for i in found})
+    paths = {int(r.id): r.path for r in conn.execute(_PATHS, {"ids": ids})} if ids else {}
+    cards = [
+        HistoryCard(
+            int(row.id),
+            row.key,
+            row.text,
+            tuple(json.loads(row.prs)),
+            tuple(sorted({paths[i] for i in cited[int(row.id)] if i in paths})),
+            row.seat,
+        )
+        for row in rows
+    ]
+    return sorted(cards, key=lambda card: (-len(card.prs), card.id))
+
+
+@dataclass(frozen=True, slots=True)
 class Handed:
-    """One memory item a lesson or a confirmed refusal is handed to reviews as."""
+    """One memory item a confirmed refusal is handed to reviews as."""
 
     subject: str
     text: str
@@ -220,28 +277,9 @@ class Handed:
 
 
 def handed(conn: Connection, repository_id: int) -> list[Handed]:
-    """What reviews are handed beyond the facts: the active lessons, with the pull requests
-    they rest on, and the confirmed refusals."""
+    """What reviews are handed as memory beyond the facts: the confirmed refusals (active
+    lessons are handed as lessons, ``active_lessons``)."""
     found: list[Handed] = []
-    lessons = conn.execute(
-        select(*HistoryLesson.__table__.c).where(
-            HistoryLesson.repository_id == repository_id,
-            HistoryLesson.state == EntryState.ACTIVE.value,
-            HistoryLesson.deleted_ms.is_(None),
-        )
-    ).all()
-    for lesson in lessons:
-        cited = cited_comments(conn, json.loads(lesson.comment_ids))
-        prs = ", ".join(f"#{n}" for n in json.loads(lesson.prs))
-        found.append(
-            Handed(
-                f"{LESSON_SUBJECT}{lesson.id}",
-                f"{lesson.text} (maintainers asked for it in {prs})",
-                tuple(sorted({c.path for c in cited})),
-                max((c.addressed_sha or "" for c in cited), default=""),
-                lesson.created_ms,
-            )
-        )
     refusals = conn.execute(
         select(*HistoryRefusal.__table__.c).where(
             HistoryRefusal.repository_id == repository_id,

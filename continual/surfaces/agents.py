@@ -28,6 +28,7 @@ from continual.surfaces.delivery import (
     _with_summary,
     render_lesson,
 )
+from continual.surfaces.history import with_history
 from continual.values import Surface
 
 BRIEF_HEADER = "Hindsight lessons for {repo} (each accepted by a maintainer):"
@@ -38,6 +39,7 @@ MAX_INJECTION_TOKENS = 64_000  # the most either budget may be set to (at least 
 SURFACING_LESSONS = 1  # the brief volunteers lessons from this level on
 SURFACING_MEMORY = 2  # … and recalled memory
 SURFACING_CONTEXT = 3  # context pushes from this level on
+_RECALL_BUDGET = Budget.tokens(PUSH_MAX_TOKENS)
 
 
 def check_budget(max_tokens: int) -> int:
@@ -84,7 +86,9 @@ def hand_brief(
             distinct_text=True,
             said=snapshot.texts_of(seen),
         )
-        handed = _handed(Surface.BRIEF, session_id, packed)
+        handed = with_history(
+            conn, target, _handed(Surface.BRIEF, session_id, packed), seen=seen, budget=budget
+        )
         if preference.surfacing < SURFACING_MEMORY:
             return handed
         if not memory_enabled(conn, target.repository_id):
@@ -153,7 +157,8 @@ def hand_context(
     def compose(
         conn: Connection, target: Target, snapshot: Snapshot, seen: set[tuple[str, int]]
     ) -> Handed:
-        return _query_hand(
+        budget = Budget.tokens(max_tokens)
+        handed = _query_hand(
             snapshot,
             target,
             seen | _refused(conn, target, snapshot, now, suppress_days, paths),
@@ -164,7 +169,11 @@ def hand_context(
             identifiers=identifiers,
             words=words,
             cap=preference.lesson_cap,
-            budget=Budget.tokens(max_tokens),
+            budget=budget,
+        )
+        # A push names only the history lessons about what the step touches.
+        return with_history(
+            conn, target, handed, seen=seen, budget=budget, paths=paths, only_about=True
         )
 
     return _deliver(
@@ -188,7 +197,7 @@ def standing_pack(
     return pack(
         snapshot.standing(target.repository),
         cap=cap,
-        budgets=(Budget.tokens(PUSH_MAX_TOKENS),),
+        budgets=(_RECALL_BUDGET,),
         render=render_lesson,
         header=RECALL_HEADER.format(repo=target.repository),
         seen=seen,
@@ -210,7 +219,10 @@ def preview_recall(
     snapshot = _snapshot(conn, target.account_id, now=now, snapshots=snapshots)
     refused = _refused(conn, target, snapshot, now, suppress_days)
     packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=refused)
-    return _handed(Surface.RECALL, "", packed), snapshot
+    handed = with_history(
+        conn, target, _handed(Surface.RECALL, "", packed), seen=set(), budget=_RECALL_BUDGET
+    )
+    return handed, snapshot
 
 
 def hand_recall(
@@ -234,7 +246,8 @@ def hand_recall(
     ) -> Handed:
         refused = _refused(conn, target, snapshot, now, suppress_days)
         packed = standing_pack(snapshot, target, cap=preference.lesson_cap, seen=seen | refused)
-        return _handed(Surface.RECALL, session_id, packed)
+        handed = _handed(Surface.RECALL, session_id, packed)
+        return with_history(conn, target, handed, seen=seen, budget=_RECALL_BUDGET)
 
     return _deliver(
         engine,

@@ -14,6 +14,7 @@ from sqlalchemy import Connection, Engine
 from continual.injections import (
     Handed,
     HandedLesson,
+    LessonHanded,
     SessionRow,
     Target,
     append_injection,
@@ -90,7 +91,7 @@ def _deliver(
             rows = session_rows(conn, target.account_id, session_id)
         handed = compose(conn, target, snapshot, seen_in(rows, now=now, surfaces=dedupe_surfaces))
         if handed.lessons:
-            handed = replace(handed, provenance=lessons_handed(conn, handed.lessons))
+            handed = replace(handed, provenance=_provenance(conn, handed))
         if not handed.text or recording is Recording.OFF:
             return handed
         if recorded_in(rows, handed):
@@ -100,6 +101,15 @@ def _deliver(
     if recording is Recording.FULL:
         append_injection(store_dir, target, handed, now=now)
     return handed
+
+
+def _provenance(conn: Connection, handed: Handed) -> tuple[LessonHanded, ...]:
+    """Where each lesson handed came from, in the order handed: what composing already said (a
+    history lesson is no entry), then the entries' receipts for the rest (one query)."""
+    given = {lesson.id: lesson for lesson in handed.provenance}
+    rest = [lesson for lesson in handed.lessons if lesson.id not in given]
+    given.update((lesson.id, lesson) for lesson in lessons_handed(conn, rest))
+    return tuple(given[lesson.id] for lesson in handed.lessons)
 
 
 def _snapshot(

@@ -23,6 +23,7 @@ from continual.surfaces.delivery import (
     _with_dismissed,
     _with_summary,
 )
+from continual.surfaces.history import with_history
 from continual.values import Surface
 
 REVIEW_HEADER = "Lessons from earlier reviews of {repo} (each accepted by a maintainer):"
@@ -81,7 +82,14 @@ def hand_review_lessons(
             cap=cap,
             budget=None if max_chars is None else Budget.chars(max_chars),
         )
-        handed = _with_dismissed(lessons, found)
+        handed = with_history(
+            conn,
+            target,
+            _with_dismissed(lessons, found),
+            seen=seen,
+            budget=None if max_chars is None else Budget.chars(max_chars),
+            paths=paths,
+        )
         if not memory_enabled(conn, target.repository_id):
             return handed
         summary = current_summary(conn, target, snapshot, now=now)

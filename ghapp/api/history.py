@@ -1,11 +1,12 @@
-"""`/v1/history`: a repository's history back-fill, its progress and its receipts."""
+"""`/v1/history`: a repository's history back-fill, its progress and receipts, the lessons and
+suppression candidates it published and its publication receipts."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from continual.history.store import Progress, progress
+from continual.history.shown import HistoryView, history_view
 from continual.persons import Caller
 from ghapp.api.auth import authenticated, deps_of, not_found, run, target_param
 from ghapp.api.shapes import history_json
@@ -18,9 +19,9 @@ async def view(request: Request, caller: Caller) -> Response:
     target = await target_param(request, caller)
     engine = deps_of(request).engine
 
-    def read() -> Progress | None:
+    def read() -> HistoryView | None:
         with reading(engine) as conn:
-            return progress(
+            return history_view(
                 conn,
                 account_id=target.account_id,
                 repository_id=target.repository_id,

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from continual.history.store import Progress
+from continual.history.shown import HistoryView, ShownLesson
+from continual.injections import HandedLesson, LessonHanded
 from continual.ledger import BRAIN, INLINE, RepositoryLedger
 from continual.maintenance import LessonChange
 from continual.persons import Caller, Preference
@@ -17,6 +19,7 @@ from continual.summary import SUMMARY_MAX_CHARS
 from continual.summary.store import StoredSummary
 from continual.suppression import Suppression
 from continual.surfaces import Handed, Target
+from continual.surfaces.history import HISTORY_KIND
 from ghapp.api.auth import iso
 
 
@@ -160,9 +163,13 @@ def handed_json(target: Target, handed: Handed) -> dict[str, Any]:
 def active_json(target: Target, handed: Handed, lessons: dict[str, Lesson]) -> dict[str, Any]:
     """What the next session is handed: the lessons in recall order, with the text's receipt."""
     cards = []
+    taught = {p.id: p for p in handed.provenance if p.kind == HISTORY_KIND}
+    texts = {lesson.id: lesson for lesson in handed.lessons}
     for entry_id, revision in handed.entries:
         lesson = lessons.get(entry_id)
         if lesson is None:
+            if entry_id in taught:
+                cards.append(_history_card(target, texts[entry_id], revision, taught[entry_id]))
             continue
         cards.append(
             {
@@ -186,6 +193,23 @@ def active_json(target: Target, handed: Handed, lessons: dict[str, Lesson]) -> d
         "chars": handed.chars,
         "omitted": handed.omitted,
         "recorded": handed.recorded,
+    }
+
+
+def _history_card(
+    target: Target, lesson: HandedLesson, revision: int, where: LessonHanded
+) -> dict[str, Any]:
+    """A history lesson among the active ones: its scope says where it was learned."""
+    return {
+        "id": lesson.id,
+        "key": lesson.key,
+        "revision": revision,
+        "repository": target.repository,
+        "scope": HISTORY_KIND,
+        "lens": "",
+        "title": "",
+        "text": lesson.text,
+        "confirmations": len(where.sessions),
     }
 
 
@@ -213,8 +237,11 @@ def summary_json(summary: StoredSummary) -> dict[str, Any]:
     }
 
 
-def history_json(found: Progress) -> dict[str, Any]:
-    """A repository's history back-fill: where it stands and where each receipt came from."""
+def history_json(view: HistoryView) -> dict[str, Any]:
+    """A repository's history: where its back-fill stands, where each receipt came from, the
+    lessons it published with the comments they rest on, the suppression candidates it seeded
+    from other bots' refused suggestions, and its publication receipts."""
+    found = view.progress
     run = found.run
     return {
         "repository": found.repository,
@@ -242,6 +269,7 @@ def history_json(found: Progress) -> dict[str, Any]:
                 "source": "history",
                 "outcome": "addressed",
                 "actor": receipt.author,
+                "association": view.associations.get(receipt.comment_id, ""),
                 "pr": receipt.pr,
                 "comment": receipt.comment_id,
                 "path": receipt.path,
@@ -252,4 +280,68 @@ def history_json(found: Progress) -> dict[str, Any]:
             }
             for receipt in found.receipts
         ],
+        "lessons": [_history_lesson_json(lesson) for lesson in view.lessons],
+        "suppression_candidates": [_refusal_json(row) for row in view.refusals],
+        "publications": [_publication_json(row) for row in view.publications],
+    }
+
+
+def _history_lesson_json(lesson: ShownLesson) -> dict[str, Any]:
+    return {
+        "id": lesson.id,
+        "state": lesson.state,
+        "title": lesson.title,
+        "text": lesson.text,
+        "prs": list(lesson.prs),
+        "seat": lesson.seat,
+        "comments": [
+            {
+                "id": comment.id,
+                "pr": comment.pr,
+                "author": comment.author,
+                "association": comment.association,
+                "path": comment.path,
+                "commit": comment.addressed_sha,
+                "quote": lesson.quotes.get(str(comment.id), ""),
+                "url": comment.url,
+            }
+            for comment in lesson.cited
+        ],
+    }
+
+
+def _refusal_json(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "state": row.state,
+        "bot": row.bot,
+        "pr": row.pr,
+        "path": row.path,
+        "line": row.line,
+        "suggestion": row.body,
+        "url": row.url,
+        "maintainer": row.maintainer,
+        "association": row.association,
+        "reason": row.reason,
+        "quote": row.quote,
+        "evidence": row.evidence,
+        "reply_url": row.reply_url,
+        "decided_by": row.decided_by,
+        "decided_at": iso(row.decided_ms),
+    }
+
+
+def _publication_json(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "generation": row.generation,
+        "facts": row.facts,
+        "lessons_active": row.lessons_active,
+        "lessons_candidate": row.lessons_candidate,
+        "suppression_candidates": row.refusals,
+        "seat": row.seat,
+        "proposals": row.proposals,
+        "rejected": json.loads(row.rejected or "{}"),
+        "seat_failure": row.seat_failure,
+        "at": iso(row.at_ms),
     }

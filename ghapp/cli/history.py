@@ -13,7 +13,7 @@ from typing import TextIO
 from sqlalchemy import Engine, select
 
 from continual.history.runs import DEFAULT_DAYS, DEFAULT_MAX_PRS, BadRequest, Run, RunState
-from continual.history.store import progress
+from continual.history.shown import history_view
 from continual.tables import Repository
 from ghapp.api.shapes import history_json
 from ghapp.cli.common import Subparsers
@@ -161,7 +161,7 @@ def cmd_backfill(args: argparse.Namespace, settings: Settings) -> int:
             print(f"hindsight: GitHub refused the back-fill of {args.repo}: {exc}", file=sys.stderr)
             return 1
         with reading(deps.engine) as conn:
-            shown = progress(
+            shown = history_view(
                 conn, account_id=account_id, repository_id=repository_id, repository=args.repo
             )
         if args.json and shown is not None:

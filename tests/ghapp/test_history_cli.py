@@ -51,6 +51,10 @@ def test_backfill_follows_the_run_to_its_end_and_prints_it(
         shown = json.loads(capsys.readouterr().out)
         assert shown["generation"] == 2 and shown["prs_read"] == 1  # the one left
         assert shown["facts"] == history.addressed
+        # The shape of `GET /v1/history`: no seat here, so no lesson; one receipt per run.
+        assert shown["lessons"] == [] and shown["suppression_candidates"] == []
+        assert [p["generation"] for p in shown["publications"]] == [2, 1]
+        assert shown["publications"][0]["seat"] is None
 
 
 @pytest.mark.parametrize(

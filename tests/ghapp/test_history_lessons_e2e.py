@@ -21,9 +21,12 @@ from ghsim.history import seed_history
 from tests.support.discover_seat import DiscoverySeat, discovery_seat
 from tests.support.history import app_with_history, wait_for_run
 from tests.support.ledger_page import csrf_of, sign_in
+from tests.support.openapi_check import check
 from tests.support.recall import token
 from tests.support.review import enable_memory
 from tests.support.simulator import ORG, REPO
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 
 
 def rows(engine: Engine, table: type) -> list:  # type: ignore[type-arg]
@@ -92,12 +95,14 @@ def test_lessons_from_two_pull_requests_are_active_and_the_ledger_shows_their_so
         )
         assert receipt.refusals == len(refused)
 
-        # Handed through memory: the active lesson, never a candidate nor an unconfirmed refusal.
+        # Handed as a lesson (with memory on, too, only once), never a candidate nor an
+        # unconfirmed refusal.
         secret = token(engine, ORG, "octocat")
         enable_memory(engine)
         text = brief(app.url, secret, "s1")
         assert text.count("Use `pool.acquire` instead of `connect` when opening") == 1
-        assert "maintainers asked for it in #" in text and "refused ci-helper" not in text
+        assert f"(history lesson {active.id}; asked in #" in text
+        assert "refused ci-helper" not in text
 
         with httpx.Client(base_url=app.url) as web:
             csrf = sign_in(web, secret)
@@ -152,6 +157,31 @@ def test_lessons_from_two_pull_requests_are_active_and_the_ledger_shows_their_so
         assert len(after) == len(lessons)  # nothing re-created, nothing duplicated
         last = max(rows(engine, HistoryPublication), key=lambda p: p.id)
         assert json.loads(last.rejected) == {"unknown-comment": 1}
+
+        # `GET /v1/history` lists what was published, where from, and who decided what.
+        answer = httpx.get(
+            f"{app.url}/v1/history",
+            params={"repo": REPO},
+            headers={"Authorization": f"Bearer {secret}"},
+        )
+        assert answer.status_code == 200, answer.text
+        shown = answer.json()
+        check(json.loads(DOCS.read_text()), "/v1/history", "get", 200, shown)
+        listed = {lesson["id"]: lesson for lesson in shown["lessons"]}
+        assert active.id not in listed  # deleted: its words are gone
+        assert {lesson["state"] for lesson in listed.values()} == {"candidate"}
+        for lesson in listed.values():
+            assert lesson["seat"] == "finder" and lesson["comments"]
+            assert all(c["quote"] and c["author"] and c["commit"] for c in lesson["comments"])
+        decided = {c["id"]: c for c in shown["suppression_candidates"]}
+        assert set(decided) == {r.id for r in refused}
+        first = decided[refused[0].id]
+        assert (first["state"], first["decided_by"]) == ("confirmed", "octocat")
+        assert first["bot"] == "ci-helper[bot]" and first["reason"] == "wont-fix"
+        assert decided[refused[1].id]["state"] == "candidate"
+        assert [p["generation"] for p in shown["publications"]] == [2, 1]
+        assert shown["publications"][0]["rejected"] == {"unknown-comment": 1}
+        assert shown["publications"][1]["lessons_active"] == 1
 
 
 @pytest.mark.parametrize(

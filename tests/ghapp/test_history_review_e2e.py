@@ -53,12 +53,15 @@ def test_the_next_review_is_handed_the_history_facts_of_its_files(
         h.sim.open_pull(REPO, files={first.path: addition_patch(lines)})
         h.run()
     (request,) = requests_of(logs)
-    lesson = [line for line in request["cross_session"].splitlines() if "when opening" in line]
+    # The lesson is handed as a lesson, in the header, never again as memory.
+    assert "when opening" not in request["cross_session"]
+    lesson = [line for line in request["header"].splitlines() if "when opening" in line]
+    taught = [item for item in request["lessons"] if item["id"].startswith("history-lesson:")]
     if discovering:  # one lesson resting on both pull requests: active, handed with its sources
-        assert len(lesson) == 1
-        assert all(f"#{p.number}" in lesson[0] for p in history.pulls)
+        assert len(lesson) == 1 and len(taught) == 1
+        assert all(f"#{p.number}" in lesson[0] for p in history.pulls), request["header"]
     else:
-        assert lesson == []
+        assert lesson == [] and taught == []
     handed = request["cross_session"]
     assert handed.startswith("Recalled from earlier sessions:\n")
     cited = [line for line in handed.splitlines() if f"on `{first.path}`" in line]

@@ -32,6 +32,8 @@ TIME = _nullable("string", format="date-time")
 SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 STATE = {"type": "string", "enum": ["active", "candidate", "demoted", "expired"]}
 SCOPE = {"type": "string", "enum": ["repository", "account"]}
+# An active lesson may also be one the repository's review history taught (docs/history.md).
+ACTIVE_SCOPE = {"type": "string", "enum": ["repository", "account", "history"]}
 
 
 def _counts() -> dict[str, Any]:
@@ -158,7 +160,7 @@ SCHEMAS: dict[str, Any] = {
             "key": STRING,
             "revision": INTEGER,
             "repository": STRING,
-            "scope": SCOPE,
+            "scope": ACTIVE_SCOPE,
             "lens": STRING,
             "title": STRING,
             "text": STRING,
@@ -248,6 +250,7 @@ SCHEMAS: dict[str, Any] = {
                         "source": {"type": "string", "enum": ["history"]},
                         "outcome": {"type": "string", "enum": ["addressed"]},
                         "actor": STRING,
+                        "association": STRING,
                         "pr": INTEGER,
                         "comment": INTEGER,
                         "path": STRING,
@@ -258,6 +261,68 @@ SCHEMAS: dict[str, Any] = {
                     }
                 )
             ),
+            "lessons": array(ref("HistoryLesson")),
+            "suppression_candidates": array(ref("SuppressionCandidate")),
+            "publications": array(ref("HistoryPublication")),
+        }
+    ),
+    "HistoryLesson": _object(
+        {
+            "id": INTEGER,
+            "state": {"type": "string", "enum": ["active", "candidate"]},
+            "title": STRING,
+            "text": STRING,
+            "prs": array(INTEGER),
+            "seat": STRING,
+            "comments": array(
+                _object(
+                    {
+                        "id": INTEGER,
+                        "pr": INTEGER,
+                        "author": STRING,
+                        "association": STRING,
+                        "path": STRING,
+                        "commit": _nullable("string"),
+                        "quote": STRING,
+                        "url": STRING,
+                    }
+                )
+            ),
+        }
+    ),
+    "SuppressionCandidate": _object(
+        {
+            "id": INTEGER,
+            "state": {"type": "string", "enum": ["candidate", "confirmed", "rejected"]},
+            "bot": STRING,
+            "pr": INTEGER,
+            "path": STRING,
+            "line": _nullable("integer"),
+            "suggestion": STRING,
+            "url": STRING,
+            "maintainer": STRING,
+            "association": STRING,
+            "reason": STRING,
+            "quote": STRING,
+            "evidence": {"type": "string", "enum": ["at-once", "lines-kept"]},
+            "reply_url": STRING,
+            "decided_by": _nullable("string"),
+            "decided_at": TIME,
+        }
+    ),
+    "HistoryPublication": _object(
+        {
+            "id": INTEGER,
+            "generation": INTEGER,
+            "facts": INTEGER,
+            "lessons_active": INTEGER,
+            "lessons_candidate": INTEGER,
+            "suppression_candidates": INTEGER,
+            "seat": _nullable("string"),
+            "proposals": INTEGER,
+            "rejected": {"type": "object", "additionalProperties": INTEGER},
+            "seat_failure": _nullable("string"),
+            "at": {"type": "string", "format": "date-time"},
         }
     ),
     "MemorySwitch": _object(
