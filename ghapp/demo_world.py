@@ -8,11 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 from ghapp.db import reading
-from ghapp.jobs import now_ms
-from ghapp.tables import Job, JobState
+from ghapp.jobs import due_count
 
 if TYPE_CHECKING:
     from ghapp.settings import Settings
@@ -88,14 +87,8 @@ class Demo:
     def settle(self) -> None:
         """Wait until the worker has run every job that is due."""
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
-        unsettled = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.WAITING.value)
         while True:
-            with reading(self.engine) as conn:
-                due = conn.execute(
-                    select(func.count())
-                    .select_from(Job)
-                    .where(Job.state.in_(unsettled), Job.run_after_ms <= now_ms())
-                ).scalar_one()
+            due = due_count(self.engine)
             if not due:
                 return
             if time.monotonic() > deadline:

@@ -100,6 +100,22 @@ class JobRow:
     last_error: str | None
 
 
+UNSETTLED = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.WAITING.value)
+
+
+def due_count(engine: Engine) -> int:
+    """How many jobs are due now and not finished: queued, running or waiting (a job
+    rescheduled for later is not due yet). The demo and the tests wait for it to reach 0."""
+    with reading(engine) as conn:
+        return int(
+            conn.execute(
+                select(func.count())
+                .select_from(Job)
+                .where(Job.state.in_(UNSETTLED), Job.run_after_ms <= now_ms())
+            ).scalar_one()
+        )
+
+
 def backoff_ms(attempts: int, *, rng: random.Random | None = None) -> int:
     """Exponential backoff with full jitter on the upper half: 2 s, 4 s, 8 s … capped at 15 min."""
     ceiling = min(BACKOFF_CAP_MS, BACKOFF_BASE_MS << min(30, max(0, attempts - 1)))

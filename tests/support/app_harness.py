@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, select
 
 from continual import store
 from continual.entry_keys import entry_key
@@ -19,15 +18,14 @@ from continual.markers import with_suggestion_marker
 from continual.tables import Repository
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
+from ghapp.jobs import due_count
 from ghapp.settings import Settings
-from ghapp.tables import Job, JobState
 from ghsim import GitHubSimulator
 from tests.conftest import WEBHOOK_SECRET
 from tests.support.simulator import APP_ID, ORG, REPO, app_key, app_settings, make_client
 from tests.support.web import serve, wait_for
 
 INSTALLATION_ID = 77
-UNSETTLED = (JobState.QUEUED.value, JobState.RUNNING.value, JobState.WAITING.value)
 _sids = itertools.count(1)
 
 
@@ -41,16 +39,11 @@ class Harness:
     def settle(self, timeout: float = 30.0) -> None:
         """Wait until every job that is due has run (rescheduled ones may wait for later)."""
 
-        def idle() -> bool:
-            with reading(self.engine) as conn:
-                due = conn.execute(
-                    select(func.count())
-                    .select_from(Job)
-                    .where(Job.state.in_(UNSETTLED), Job.run_after_ms <= _now_ms())
-                ).scalar_one()
-            return due == 0
-
-        wait_for(idle, timeout=timeout, what="the worker to run every due job")
+        wait_for(
+            lambda: due_count(self.engine) == 0,
+            timeout=timeout,
+            what="the worker to run every due job",
+        )
 
     def repository_id(self, full_name: str = REPO) -> int:
         with reading(self.engine) as conn:
@@ -125,10 +118,6 @@ class Harness:
             )
             store.set_comment_id(conn, sid, comment["id"])
         return sid, int(comment["id"])
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 @contextmanager
