@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine
@@ -27,6 +25,7 @@ from continual.surfaces.delivery import (
     _snapshot,
     _with_summary,
     render_lesson,
+    with_part,
 )
 from continual.surfaces.history import with_history
 from continual.values import Surface
@@ -108,12 +107,9 @@ def hand_brief(
             if (handed_key(item), 0) not in seen and recalled_line(item) not in handed.summary
         ]
         block = recalled_block(fresh, budget.after(handed.text, PARTS_SEPARATOR))
-        text = PARTS_SEPARATOR.join(part for part in (handed.text, block.text) if part)
-        return replace(
+        return with_part(
             handed,
-            text=text,
-            set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-            chars=len(text),
+            block.text,
             recalled=tuple(handed_key(i) for i in [*summarised, *fresh[: block.included]]),
         )
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, Engine
 
@@ -185,38 +186,41 @@ def _refused(
     return refused_cards(_suppressions(conn, target, snapshot, now, suppress_days), paths)
 
 
+def with_part(handed: Handed, part: str, **changes: Any) -> Handed:
+    """``handed`` with ``part`` after its text (an empty part adds nothing) and ``changes``: one
+    text, one set, one receipt."""
+    text = PARTS_SEPARATOR.join(found for found in (handed.text, part) if found)
+    return replace(
+        handed,
+        text=text,
+        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        chars=len(text),
+        **changes,
+    )
+
+
 def _with_dismissed(handed: Handed, dismissed: Sequence[Suppression]) -> Handed:
-    """The lessons handed, then the dismissed block: one text, one set, one receipt."""
+    """The lessons handed, then the dismissed block."""
     if not dismissed:
         return handed
-    text = PARTS_SEPARATOR.join(part for part in (handed.text, render_dismissed(dismissed)) if part)
     entries = list(handed.entries)
     for suppression in dismissed:
         if (suppression.entry_id, suppression.revision) not in entries:
             entries.append((suppression.entry_id, suppression.revision))
-    return replace(
-        handed,
-        text=text,
-        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-        entries=tuple(entries),
-        chars=len(text),
-        dismissed=tuple(dismissed),
+    return with_part(
+        handed, render_dismissed(dismissed), entries=tuple(entries), dismissed=tuple(dismissed)
     )
 
 
 def _with_summary(handed: Handed, summary: StoredSummary) -> Handed:
-    """The text handed so far, then the repository's memory summary: one set, one receipt (the
-    summary counts among the entries by its id and revision). A cleared or empty summary adds
-    nothing."""
+    """The text handed so far, then the repository's memory summary (it counts among the entries
+    by its id and revision). A cleared or empty summary adds nothing."""
     if not summary.text:
         return handed
-    text = PARTS_SEPARATOR.join(part for part in (handed.text, summary.text) if part)
-    return replace(
+    return with_part(
         handed,
-        text=text,
-        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        summary.text,
         entries=(*handed.entries, (summary.id, summary.revision)),
-        chars=len(text),
         summary=summary.text,
     )
 

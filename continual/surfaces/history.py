@@ -3,17 +3,15 @@ them after the store's lessons: whatever the memory setting, each named in the r
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 from sqlalchemy import Connection
 
 from continual.history.lessons import HistoryCard, active_lessons
 from continual.injections import Handed, HandedLesson, LessonHanded, Target
 from continual.packing import Budget, pack_lines
-from continual.surfaces.delivery import PARTS_SEPARATOR
+from continual.surfaces.delivery import PARTS_SEPARATOR, with_part
 
 HISTORY_HEADER = (
     "From the review history of {repo} (its maintainers asked for each in two or more merged"
@@ -78,11 +76,9 @@ def with_history(
     taken = cards[: block.included]
     if not taken:
         return handed
-    text = PARTS_SEPARATOR.join(part for part in (handed.text, block.text) if part)
-    return replace(
+    return with_part(
         handed,
-        text=text,
-        set_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        block.text,
         entries=(*handed.entries, *(_entry(card) for card in taken)),
         lessons=(
             *handed.lessons,
@@ -90,7 +86,6 @@ def with_history(
         ),
         provenance=(*handed.provenance, *(_provenance(card) for card in taken)),
         omitted=handed.omitted + block.omitted,
-        chars=len(text),
     )
 
 

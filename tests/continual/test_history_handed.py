@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, insert, select
 
 from continual.history.lessons import active_lessons, delete_lesson
 from continual.persons import Preference
-from continual.surfaces import hand_brief, hand_context, hand_review_lessons, preview_recall
+from continual.surfaces import Handed, hand_brief, hand_context, hand_review_lessons, preview_recall
 from continual.surfaces.history import HISTORY_KIND
 from continual.tables import HistoryComment, HistoryLesson, Injection, MemoryItemRow
 from tests.continual.test_recall_surfaces import target
@@ -85,6 +86,20 @@ def lesson(
         )
 
 
+def review(engine: Engine, tmp_path: Path, tenant: Tenant, **options: Any) -> Handed:
+    """Review ``r1`` of the repository, about `src/db.py`."""
+    return hand_review_lessons(
+        engine,
+        tmp_path,
+        account_id=tenant.account_id,
+        repository_id=tenant.repos[REPO],
+        session_id="r1",
+        paths=["src/db.py"],
+        now=NOW,
+        **options,
+    )
+
+
 def two_prs(base: int, path: str = "src/db.py") -> dict[int, tuple[int, str]]:
     return {base: (10, path), base + 1: (11, path)}
 
@@ -104,15 +119,7 @@ def test_only_active_lessons_are_handed_with_memory_off_and_the_receipt_says_his
     lesson(
         engine, org, "k3", text="Another repository's lesson.", cited=two_prs(5), repo="octo/lib"
     )
-    handed = hand_review_lessons(
-        engine,
-        tmp_path,
-        account_id=org.account_id,
-        repository_id=org.repos[REPO],
-        session_id="r1",
-        paths=["src/db.py"],
-        now=NOW,
-    )
+    handed = review(engine, tmp_path, org)
     line = f"- {TEXT} (history lesson {active}; asked in #10, #11)"
     assert line in handed.text.splitlines()
     assert "Candidates" not in handed.text and "Another repository" not in handed.text
@@ -191,16 +198,7 @@ def test_history_lessons_come_after_the_stores_and_within_the_budget(
         lesson(engine, org, f"k{n}", text=f"Rule {n}: {'x' * 300}", cited=two_prs(10 * n + 1))
         for n in range(1, 4)
     ]
-    handed = hand_review_lessons(
-        engine,
-        tmp_path,
-        account_id=org.account_id,
-        repository_id=org.repos[REPO],
-        session_id="r1",
-        paths=["src/db.py"],
-        now=NOW,
-        max_chars=900,
-    )
+    handed = review(engine, tmp_path, org, max_chars=900)
     assert len(handed.text) <= 900
     lines = handed.text.splitlines()
     first = next(n for n, line in enumerate(lines) if "history lesson" in line)
