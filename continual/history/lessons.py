@@ -1,6 +1,6 @@
 """What a back-fill publishes beyond its facts: the lessons a discovery seat found (kept after
 their checks), other bots' refused suggestions as suppression candidates, a person's decisions
-on both, and what of them reviews are handed (active lessons and confirmed refusals only)."""
+on both (a confirmed refusal becomes a suppression), and the active lessons reviews are handed."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from sqlalchemy import Connection, insert, select, update
 from continual.history.discovery import Discovered
 from continual.history.evidence import SHORT_SHA, gist
 from continual.history.refusals import BotRefusal
+from continual.history.suppressed import suppress_refusal
 from continual.secrets import redact
 from continual.tables import HistoryComment, HistoryLesson, HistoryRefusal, TombstonedSource
 from continual.times import to_ms
@@ -29,7 +30,7 @@ REFUSAL_SUBJECT = "history-refusal:"
 class RefusalState(StrEnum):
     SEEDED = "seeded"  # read by a run not yet published
     CANDIDATE = "candidate"  # published: waits for a person
-    CONFIRMED = "confirmed"  # a person confirmed it: handed to reviews
+    CONFIRMED = "confirmed"  # a person confirmed it: a suppression until a person lifts it
     REJECTED = "rejected"  # a person rejected it: never handed
 
 
@@ -192,7 +193,8 @@ def decide_refusal(
     actor: str,
     now_ms: int,
 ) -> None:
-    """A person confirms or rejects a published suppression candidate."""
+    """A person confirms or rejects a published suppression candidate; a confirmed one becomes
+    a suppression of the bot's mechanism, in the same transaction (continual.history.suppressed)."""
     state = RefusalState.CONFIRMED if confirm else RefusalState.REJECTED
     done = conn.execute(
         update(HistoryRefusal)
@@ -206,11 +208,16 @@ def decide_refusal(
     ).rowcount
     if done != 1:
         raise Missing(f"suppression candidate {refusal_id}")
+    if confirm:
+        row = conn.execute(
+            select(*HistoryRefusal.__table__.c).where(HistoryRefusal.id == refusal_id)
+        ).one()
+        suppress_refusal(conn, row, actor=actor, now_ms=now_ms)
 
 
 @dataclass(frozen=True, slots=True)
 class Handed:
-    """One memory item a lesson or a confirmed refusal is handed to reviews as."""
+    """One memory item a lesson is handed to reviews as."""
 
     subject: str
     text: str
@@ -221,7 +228,7 @@ class Handed:
 
 def handed(conn: Connection, repository_id: int) -> list[Handed]:
     """What reviews are handed beyond the facts: the active lessons, with the pull requests
-    they rest on, and the confirmed refusals."""
+    they rest on."""
     found: list[Handed] = []
     lessons = conn.execute(
         select(*HistoryLesson.__table__.c).where(
@@ -242,18 +249,7 @@ def handed(conn: Connection, repository_id: int) -> list[Handed]:
                 lesson.created_ms,
             )
         )
-    refusals = conn.execute(
-        select(*HistoryRefusal.__table__.c).where(
-            HistoryRefusal.repository_id == repository_id,
-            HistoryRefusal.state == RefusalState.CONFIRMED.value,
-        )
-    ).all()
-    for r in refusals:
-        text = (
-            f"@{r.maintainer} refused {r.bot}'s suggestion in #{r.pr} on `{r.path}` "
-            f'({r.reason}): "{r.quote}"; do not raise it again'
-        )
-        found.append(Handed(f"{REFUSAL_SUBJECT}{r.id}", text, (r.path,), "", r.created_ms))
+    # A confirmed refusal is a suppression (continual.history.suppressed), not a memory item.
     return found
 
 
