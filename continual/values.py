@@ -36,6 +36,8 @@ class Source(StrEnum):
     MERGED_AUTHOR_FIX = "merged_author_fix"
     # A maintainer's review comment that a past pull request addressed before its merge: evidence
     # and context only, it never activates or widens a lesson by itself (continual.lifecycle).
+    # Also a maintainer's refusal of another bot's suggestion a person confirmed: it suppresses
+    # through the entry that person demoted (continual.history.suppressed), and counts for nothing.
     HISTORY = "history"
 
 

@@ -1,6 +1,6 @@
 """What a back-fill publishes beyond its facts: the lessons a discovery seat found (kept after
 their checks), other bots' refused suggestions as suppression candidates, a person's decisions
-on both, and what of them reviews are handed (active lessons and confirmed refusals only)."""
+on both (a confirmed refusal becomes a suppression), and the active lessons reviews are handed."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from sqlalchemy import Connection, bindparam, insert, select, update
 from continual.history.discovery import Discovered
 from continual.history.evidence import SHORT_SHA, gist
 from continual.history.refusals import BotRefusal
+from continual.history.suppressed import suppress_refusal
 from continual.secrets import redact
 from continual.tables import HistoryComment, HistoryLesson, HistoryRefusal, TombstonedSource
 from continual.times import to_ms
@@ -23,13 +24,12 @@ from continual.values import EntryState
 
 SOURCE_PREFIX = "history:"  # a comment id as a tombstoned source
 LESSON_SUBJECT = "history-lesson:"
-REFUSAL_SUBJECT = "history-refusal:"
 
 
 class RefusalState(StrEnum):
     SEEDED = "seeded"  # read by a run not yet published
     CANDIDATE = "candidate"  # published: waits for a person
-    CONFIRMED = "confirmed"  # a person confirmed it: handed to reviews
+    CONFIRMED = "confirmed"  # a person confirmed it: a suppression until a person lifts it
     REJECTED = "rejected"  # a person rejected it: never handed
 
 
@@ -192,7 +192,8 @@ def decide_refusal(
     actor: str,
     now_ms: int,
 ) -> None:
-    """A person confirms or rejects a published suppression candidate."""
+    """A person confirms or rejects a published suppression candidate; a confirmed one becomes
+    a suppression of the bot's mechanism, in the same transaction (continual.history.suppressed)."""
     state = RefusalState.CONFIRMED if confirm else RefusalState.REJECTED
     done = conn.execute(
         update(HistoryRefusal)
@@ -206,6 +207,11 @@ def decide_refusal(
     ).rowcount
     if done != 1:
         raise Missing(f"suppression candidate {refusal_id}")
+    if confirm:
+        row = conn.execute(
+            select(*HistoryRefusal.__table__.c).where(HistoryRefusal.id == refusal_id)
+        ).one()
+        suppress_refusal(conn, row, actor=actor, now_ms=now_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,36 +269,6 @@ def active_lessons(conn: Connection, repository_id: int) -> list[HistoryCard]:
         for row in rows
     ]
     return sorted(cards, key=lambda card: (-len(card.prs), card.id))
-
-
-@dataclass(frozen=True, slots=True)
-class Handed:
-    """One memory item a confirmed refusal is handed to reviews as."""
-
-    subject: str
-    text: str
-    files: tuple[str, ...]
-    commit: str
-    created_ms: int
-
-
-def handed(conn: Connection, repository_id: int) -> list[Handed]:
-    """What reviews are handed as memory beyond the facts: the confirmed refusals (active
-    lessons are handed as lessons, ``active_lessons``)."""
-    found: list[Handed] = []
-    refusals = conn.execute(
-        select(*HistoryRefusal.__table__.c).where(
-            HistoryRefusal.repository_id == repository_id,
-            HistoryRefusal.state == RefusalState.CONFIRMED.value,
-        )
-    ).all()
-    for r in refusals:
-        text = (
-            f"@{r.maintainer} refused {r.bot}'s suggestion in #{r.pr} on `{r.path}` "
-            f'({r.reason}): "{r.quote}"; do not raise it again'
-        )
-        found.append(Handed(f"{REFUSAL_SUBJECT}{r.id}", text, (r.path,), "", r.created_ms))
-    return found
 
 
 def cited_comments(conn: Connection, ids: Sequence[int]) -> list[Any]:

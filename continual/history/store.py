@@ -11,7 +11,7 @@ from datetime import timedelta
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from continual.history.evidence import Kept, Outcome, PastPull, Receipt, fact_text, ranked
-from continual.history.lessons import LESSON_SUBJECT, REFUSAL_SUBJECT, RefusalState, handed
+from continual.history.lessons import RefusalState
 from continual.history.runs import Run, read_run
 from continual.memory.items import ItemKind
 from continual.memory.provenance import Source
@@ -198,7 +198,6 @@ def publish(conn: Connection, *, account_id: int, repository_id: int, cap: int, 
     ]
     if rows:
         conn.execute(insert(MemoryItemRow), rows)
-    hand_lessons(conn, account_id=account_id, repository_id=repository_id, now_ms=now_ms)
     conn.execute(
         update(HistoryComment)
         .where(
@@ -239,36 +238,6 @@ def _memory_row(
         "expires_ms": to_ms(from_ms(now_ms) + FACT_TTL),
         "created_ms": created_ms,
     }
-
-
-def hand_lessons(conn: Connection, *, account_id: int, repository_id: int, now_ms: int) -> int:
-    """Hand reviews the repository's active history lessons and confirmed refusals (replacing
-    what was handed of them before); answers how many."""
-    conn.execute(
-        delete(MemoryItemRow).where(
-            MemoryItemRow.account_id == account_id,
-            MemoryItemRow.repository_id == repository_id,
-            MemoryItemRow.review_id == session_of(repository_id),
-            MemoryItemRow.subject.like(f"{LESSON_SUBJECT}%")
-            | MemoryItemRow.subject.like(f"{REFUSAL_SUBJECT}%"),
-        )
-    )
-    rows = [
-        _memory_row(
-            account_id,
-            repository_id,
-            subject=item.subject,
-            text=item.text,
-            files=item.files,
-            commit=item.commit,
-            created_ms=item.created_ms,
-            now_ms=now_ms,
-        )
-        for item in handed(conn, repository_id)
-    ]
-    if rows:
-        conn.execute(insert(MemoryItemRow), rows)
-    return len(rows)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, func, select
 
+from continual.history.suppressed import REFUSED_PREFIX
 from continual.ledger.values import (
     BoundDecision,
     CallFailure,
@@ -82,7 +83,8 @@ class Found:
 
 
 def suggestions(conn: Connection, account_id: int) -> list[Found]:
-    """Every suggestion of the account."""
+    """Every suggestion of the account its reviews posted (not the other bots' suggestions a
+    confirmed history refusal is stored as)."""
     rows = conn.execute(
         select(
             Suggestion.id,
@@ -94,7 +96,10 @@ def suggestions(conn: Connection, account_id: int) -> list[Found]:
             Suggestion.proven,
             Suggestion.resolved_by.is_not(None),
             Suggestion.created_ms,
-        ).where(Suggestion.account_id == account_id)
+        ).where(
+            Suggestion.account_id == account_id,
+            Suggestion.id.not_like(f"{REFUSED_PREFIX}%"),
+        )
     ).all()
     return [Found(*row) for row in rows]
 

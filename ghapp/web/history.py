@@ -9,7 +9,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from continual.history.lessons import Missing, decide_refusal, delete_lesson
-from continual.history.store import hand_lessons
 from continual.injections import target_named
 from ghapp.api.auth import ApiError, deps_of, not_found, run
 from ghapp.web.pages import LEDGER, SIGN_IN, LedgerPages, _repo_field
@@ -63,7 +62,6 @@ async def history_action(pages: LedgerPages, request: Request) -> Response:
                         )
                 except Missing as exc:
                     raise not_found(str(exc)) from None
-                hand_lessons(conn, **where, now_ms=now)
 
         await run(work)
     except (FormError, ApiError) as error:

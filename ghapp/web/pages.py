@@ -43,7 +43,10 @@ DONE = {
     "lift": "The suppression of lesson {lesson} is lifted: its mechanism may be raised again.",
     "delete": "Lesson {lesson} deleted: its text and receipts are gone; its id stays as a tombstone.",
     "history-delete": "History lesson {lesson} deleted: its comments never make a lesson again.",
-    "history-confirm": "Suppression candidate {lesson} confirmed: reviews are told not to raise it.",
+    "history-confirm": (
+        "Suppression candidate {lesson} confirmed: its mechanism is suppressed here until a person "
+        "lifts it under Suppressions."
+    ),
     "history-reject": "Suppression candidate {lesson} rejected: it is never handed to reviews.",
 }
 
