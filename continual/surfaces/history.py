@@ -61,7 +61,7 @@ def with_history(
     within what ``budget`` leaves. Each joins the set's entries, its lessons and its provenance
     (kind ``history``), so the receipt names it."""
     cards = [c for c in active_lessons(conn, target.repository_id) if _entry(c) not in seen]
-    if paths:
+    if paths or only_about:
         near = [c for c in cards if about(c, paths)]
         cards = near if only_about else near + [c for c in cards if c not in near]
     if not cards or cap <= 0:

@@ -183,6 +183,16 @@ def test_a_session_is_handed_each_history_lesson_once_and_a_push_only_those_abou
     assert "history lesson" not in push("s1", "docs/other.md")  # held already
     elsewhere = push("s1", "README.md")
     assert "history lesson" not in elsewhere
+    names_only = hand_context(
+        engine,
+        tmp_path,
+        target(engine, org),
+        session_id="s1",
+        paths=[],
+        identifiers=["connect"],
+        **common,
+    )
+    assert "history lesson" not in names_only.text  # a push about no file names none
     assert f"history lesson {db}" in push("s1", "src/db.py")
     brief = hand_brief(engine, tmp_path, target(engine, org), session_id="s1", **common)
     assert "history lesson" not in brief.text  # the session holds both
