@@ -14,7 +14,8 @@ from sqlalchemy import Connection, select
 from continual.history.lessons import RefusalState, cited_comments
 from continual.history.publication import publications
 from continual.history.store import Progress, progress
-from continual.tables import HistoryComment, HistoryLesson, HistoryRefusal
+from continual.history.suppressed import refused_suggestion_id
+from continual.tables import HistoryComment, HistoryLesson, HistoryRefusal, Receipt
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,7 @@ class HistoryView:
     lessons: tuple[ShownLesson, ...]
     refusals: tuple[Any, ...]  # rows of ``history_refusals``, published ones
     associations: dict[int, str]  # each receipt's comment id → its author's association then
+    suppressing: dict[int, str]  # each confirmed refusal's id → the entry of its suppression
 
 
 def _associations(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
@@ -93,4 +95,18 @@ def history_view(
         lessons,
         tuple(refusals),
         _associations(conn, ids),
+        _suppressing(conn, [r.id for r in refusals if r.state == RefusalState.CONFIRMED.value]),
     )
+
+
+def _suppressing(conn: Connection, refusal_ids: Sequence[int]) -> dict[int, str]:
+    """The entry each confirmed refusal suppresses, by refusal id (its dismissed receipt's)."""
+    if not refusal_ids:
+        return {}
+    by_suggestion = {refused_suggestion_id(i): i for i in refusal_ids}
+    rows = conn.execute(
+        select(Receipt.suggestion_id, Receipt.entry_id).where(
+            Receipt.suggestion_id.in_(list(by_suggestion))
+        )
+    ).all()
+    return {by_suggestion[row.suggestion_id]: str(row.entry_id) for row in rows}

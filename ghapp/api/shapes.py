@@ -281,7 +281,9 @@ def history_json(view: HistoryView) -> dict[str, Any]:
             for receipt in found.receipts
         ],
         "lessons": [_history_lesson_json(lesson) for lesson in view.lessons],
-        "suppression_candidates": [_refusal_json(row) for row in view.refusals],
+        "suppression_candidates": [
+            _refusal_json(row, view.suppressing.get(row.id)) for row in view.refusals
+        ],
         "publications": [_publication_json(row) for row in view.publications],
     }
 
@@ -310,7 +312,7 @@ def _history_lesson_json(lesson: ShownLesson) -> dict[str, Any]:
     }
 
 
-def _refusal_json(row: Any) -> dict[str, Any]:
+def _refusal_json(row: Any, entry: str | None) -> dict[str, Any]:
     return {
         "id": row.id,
         "state": row.state,
@@ -328,6 +330,7 @@ def _refusal_json(row: Any) -> dict[str, Any]:
         "reply_url": row.reply_url,
         "decided_by": row.decided_by,
         "decided_at": iso(row.decided_ms),
+        "suppression": entry,
     }
 
 

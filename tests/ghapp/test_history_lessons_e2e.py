@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from continual.history.runs import RunState
-from continual.tables import HistoryLesson, HistoryPublication, HistoryRefusal, MemoryItemRow
+from continual.tables import Entry, HistoryLesson, HistoryPublication, HistoryRefusal, MemoryItemRow
 from ghapp.db import reading
 from ghapp.history import schedule
 from ghapp.jobs import now_ms
@@ -178,6 +178,12 @@ def test_lessons_from_two_pull_requests_are_active_and_the_ledger_shows_their_so
         assert (first["state"], first["decided_by"]) == ("confirmed", "octocat")
         assert first["bot"] == "ci-helper[bot]" and first["reason"] == "wont-fix"
         assert decided[refused[1].id]["state"] == "candidate"
+        assert decided[refused[1].id]["suppression"] is None
+        with reading(engine) as conn:  # the confirmed one names the entry that suppresses
+            demoted = conn.execute(
+                select(Entry.demoted_by).where(Entry.id == first["suppression"])
+            ).scalar_one()
+        assert demoted == "octocat"
         assert [p["generation"] for p in shown["publications"]] == [2, 1]
         assert shown["publications"][0]["rejected"] == {"unknown-comment": 1}
         assert shown["publications"][1]["lessons_active"] == 1

@@ -308,6 +308,7 @@ SCHEMAS: dict[str, Any] = {
             "reply_url": STRING,
             "decided_by": _nullable("string"),
             "decided_at": TIME,
+            "suppression": _nullable("string"),
         }
     ),
     "HistoryPublication": _object(
