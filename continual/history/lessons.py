@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 
+from continual.history.active import LESSON_SUBJECT
 from continual.history.discovery import Discovered
 from continual.history.evidence import SHORT_SHA, gist
 from continual.history.refusals import BotRefusal
@@ -20,10 +20,8 @@ from continual.secrets import redact
 from continual.tables import HistoryComment, HistoryLesson, HistoryRefusal, TombstonedSource
 from continual.times import to_ms
 from continual.tombstones import hold_sources
-from continual.values import EntryState
 
 SOURCE_PREFIX = "history:"  # a comment id as a tombstoned source
-LESSON_SUBJECT = "history-lesson:"
 
 
 class RefusalState(StrEnum):
@@ -212,63 +210,6 @@ def decide_refusal(
             select(*HistoryRefusal.__table__.c).where(HistoryRefusal.id == refusal_id)
         ).one()
         suppress_refusal(conn, row, actor=actor, now_ms=now_ms)
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryCard:
-    """An active history lesson as surfaces hand it: its words, the pull requests it rests on,
-    the files its comments were about and the seat that proposed it."""
-
-    id: int
-    key: str
-    text: str
-    prs: tuple[int, ...]
-    files: tuple[str, ...]
-    seat: str
-
-    @property
-    def handed_id(self) -> str:
-        """How handing receipts name it (an entry id cannot look like this)."""
-        return f"{LESSON_SUBJECT}{self.id}"
-
-
-# Built once: every review and agent hand-out asks it (a context push before each tool call).
-_ACTIVE = (
-    select(HistoryLesson.id, HistoryLesson.key, HistoryLesson.text, HistoryLesson.prs)
-    .add_columns(HistoryLesson.comment_ids, HistoryLesson.seat)
-    .where(
-        HistoryLesson.repository_id == bindparam("repository_id"),
-        HistoryLesson.state == EntryState.ACTIVE.value,
-        HistoryLesson.deleted_ms.is_(None),
-    )
-    .order_by(HistoryLesson.id)
-)
-_PATHS = select(HistoryComment.id, HistoryComment.path).where(
-    HistoryComment.id.in_(bindparam("ids", expanding=True))
-)
-
-
-def active_lessons(conn: Connection, repository_id: int) -> list[HistoryCard]:
-    """The repository's active history lessons (never a candidate, never a deleted one), those
-    resting on the most pull requests first, then the oldest."""
-    rows = conn.execute(_ACTIVE, {"repository_id": repository_id}).all()
-    if not rows:
-        return []
-    cited = {int(row.id): json.loads(row.comment_ids) for row in rows}
-    ids = sorted({int(i) for found in cited.values() for i in found})
-    paths = {int(r.id): r.path for r in conn.execute(_PATHS, {"ids": ids})} if ids else {}
-    cards = [
-        HistoryCard(
-            int(row.id),
-            row.key,
-            row.text,
-            tuple(json.loads(row.prs)),
-            tuple(sorted({paths[i] for i in cited[int(row.id)] if i in paths})),
-            row.seat,
-        )
-        for row in rows
-    ]
-    return sorted(cards, key=lambda card: (-len(card.prs), card.id))
 
 
 def cited_comments(conn: Connection, ids: Sequence[int]) -> list[Any]:

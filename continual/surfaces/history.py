@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection
 
-from continual.history.lessons import HistoryCard, active_lessons
+from continual.history.active import HistoryCard, active_lessons
 from continual.injections import Handed, HandedLesson, LessonHanded, Target
 from continual.packing import Budget, pack_lines
 from continual.surfaces.delivery import PARTS_SEPARATOR, with_part

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, insert, select
 
-from continual.history.lessons import active_lessons, delete_lesson
+from continual.history.active import active_lessons
+from continual.history.lessons import delete_lesson
 from continual.persons import Preference
 from continual.surfaces import Handed, hand_brief, hand_context, hand_review_lessons, preview_recall
 from continual.surfaces.history import HISTORY_KIND

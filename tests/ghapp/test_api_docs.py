@@ -16,6 +16,7 @@ from continual.tables import Entry, Repository, ReviewRow
 from ghapp.history import schedule
 from ghapp.jobs import now_ms
 from ghsim.history import seed_history
+from tests.support.discover_seat import discovery_seat
 from tests.support.recall import token
 from tests.support.review import ORG, REPO, bug_files, harness, seat_toml
 
@@ -90,6 +91,7 @@ def run_curl(command: str, env: dict[str, str], values: dict[str, str]) -> tuple
 @pytest.fixture
 def live(engine: Engine, tmp_path: Path) -> Any:
     toml = seat_toml(tmp_path, "alpha") + seat_toml(tmp_path, "beta", lab="other", mode="fail")
+    toml += discovery_seat(tmp_path / "finder").toml()  # the history's lessons
     with harness(engine, tmp_path, toml, memory=True) as h:
         h.sim.open_pull(REPO, title="Parse the config", files=bug_files(1))
         h.run()
@@ -98,7 +100,8 @@ def live(engine: Engine, tmp_path: Path) -> Any:
         h.run()
         h.sim.open_pull(REPO, title="Parse it again", files=bug_files(1, prefix="src/mod"))
         h.run()
-        seed_history(h.sim.world, REPO, pulls_count=1, comments_per_pull=6)  # its past
+        # Its past: a lesson two pull requests ask for, and another bot's refused suggestions.
+        seed_history(h.sim.world, REPO, pulls_count=2, comments_per_pull=6, refuse_bots=True)
         with engine.begin() as conn:
             repo = conn.execute(
                 select(Repository.id, Repository.account_id, Repository.installation_id).where(
