@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from continual.tables import ReviewState
 from continual.times import from_ms
 from review import records
 from review.compose import Draft, compose
-from review.config import ReviewConfig
+from review.config import ReviewConfig, SeatKind
 from review.contract import LessonRef, PullRequestInfo
 from review.github import ReviewGitHub
 from review.orchestrate import run_review
@@ -192,7 +193,12 @@ async def _review(
     handed = await asyncio.to_thread(_lessons, reviewer, target, review_id, info, files)
     job = await asyncio.to_thread(_job, reviewer, target, review_id, info, files, handed)
     config = reviewer.config
-    async with reviewer.http() as http:
+    async with contextlib.AsyncExitStack() as stack:
+        # The client is for HTTP seats alone: opening one builds a TLS context, tens of ms
+        # before the first call that command seats would wait for and never use.
+        http = None
+        if any(seat.kind is not SeatKind.COMMAND for seat in config.seats):
+            http = await stack.enter_async_context(reviewer.http())
         seats = [make_seat(seat, client=http) for seat in config.seats]
         run = await run_review(job, seats=seats, lenses=config.lenses, settings=config.review)
     now = reviewer.clock()

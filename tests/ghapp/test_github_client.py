@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import ssl
 import time
 from collections.abc import Coroutine, Iterator
 from datetime import UTC, datetime, timedelta
@@ -96,6 +97,42 @@ def test_one_token_mint_serves_many_calls(
     assert sim.token_mints(INSTALLATION) == 1
     assert client.mints == 1
     assert {entry.auth for entry in sim.requests(path="^/repos/")} == {"token"}
+
+
+def test_requests_share_the_clients_tls_context(
+    client: GitHubClient,
+    sim: GitHubSimulator,
+    pull: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every request opens an HTTP client; none reads the CA bundle into a context of its own."""
+    gh = client.installation(INSTALLATION)
+    run(client.installation_token(INSTALLATION))
+    built: list[object] = []
+    create = ssl.create_default_context
+
+    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        built.append(kwargs.get("cafile"))
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counted)
+
+    async def reads() -> None:
+        for _ in range(3):
+            await gh.get_pull(REPO, pull["number"])
+        await gh.list_pull_files(REPO, pull["number"])
+
+    run(reads())
+    assert sim.count("GET", "^/repos/") == 4
+    assert built == []
+
+
+def test_the_shared_tls_context_verifies_github() -> None:
+    config = GitHubClient.build_config("https://api.github.com", 5, "ua", trust_env=False)
+    context = config.ssl_verify
+    assert isinstance(context, ssl.SSLContext)
+    assert (context.verify_mode, context.check_hostname) == (ssl.CERT_REQUIRED, True)
+    assert context.cert_store_stats()["x509_ca"] > 0, "the CA bundle is loaded"
 
 
 def test_concurrent_first_calls_mint_one_token(
