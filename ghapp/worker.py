@@ -109,7 +109,10 @@ class Worker:
         fields = {"job": job.id, "kind": job.kind, "attempt": job.attempts}
         try:
             route = self.router.route(job.kind)
-            payload = await asyncio.to_thread(self._prepare, job, route.lifecycle)
+            if self._reads(job, route.lifecycle):
+                payload = await asyncio.to_thread(self._prepare, job, route.lifecycle)
+            else:
+                payload = {}  # nothing to read or park: no thread hop
             if payload is None:
                 return None
             event = route.parse(payload)  # the value its handler reads; BadPayload parks the job
@@ -147,14 +150,19 @@ class Worker:
         log.info("job done", extra=fields)
         return "done"
 
+    def _reads(self, job: ClaimedJob, lifecycle: bool) -> bool:
+        """Whether preparing the job touches the database: a delivery's body to read, an
+        installation to check, or a job to park for its spent leases."""
+        gated = not lifecycle and job.installation_id is not None
+        return job.attempts > self.queue.max_attempts or job.delivery_id is not None or gated
+
     def _prepare(self, job: ClaimedJob, lifecycle: bool) -> dict[str, Any] | None:
-        """The job's payload, or None when the job was parked instead of run (one read)."""
+        """The job's payload, or None when the job was parked instead of run (one read; called
+        only for a job that `_reads`)."""
         if job.attempts > self.queue.max_attempts:
             self.queue.park(job, JobState.DEAD, "its lease expired too often")
             return None
         gated = not lifecycle and job.installation_id is not None
-        if job.delivery_id is None and not gated:
-            return {}
         installation = body = None
         with reading(self.deps.engine) as conn:
             if gated:

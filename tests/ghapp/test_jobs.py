@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, update
 
 from ghapp.app import build_deps
 from ghapp.cli import main as cli_main
@@ -231,6 +231,27 @@ def test_worker_settles_each_outcome(
     assert row.attempts == (1 if attempts_left_counted else 0)
     if isinstance(error, RetryAt):
         assert row.run_after_ms == 4102444800000
+
+
+def test_a_job_with_no_delivery_whose_leases_ran_out_is_parked_without_running(
+    engine: Engine, database_url: str
+) -> None:
+    ran: list[int] = []
+
+    async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+        ran.append(job.id)
+
+    worker = worker_for(engine, database_url, handler, job_max_attempts=2)
+    add(engine, JobSpec("t"), JobSpec("t"), now=0)
+    with (
+        engine.begin() as conn
+    ):  # the first one's holders died twice: its third claim is one too many
+        conn.execute(update(Job).where(Job.id == 1).values(attempts=2))
+    assert asyncio.run(worker.run_until_idle()) == 2
+    assert ran == [2]
+    parked = state_of(engine, 1)
+    assert parked.state == JobState.DEAD and parked.last_error == "its lease expired too often"
+    assert state_of(engine, 2).state == JobState.DONE
 
 
 def test_suspended_installation_holds_jobs_until_unsuspended(
