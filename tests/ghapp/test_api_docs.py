@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, select
 
-from continual.tables import Entry, Repository, ReviewRow
-from ghapp.history import schedule
-from ghapp.jobs import now_ms
+from continual.tables import Entry, ReviewRow
 from ghsim.history import seed_history
 from tests.support.discover_seat import discovery_seat
+from tests.support.history import ask_backfill
 from tests.support.recall import token
 from tests.support.review import ORG, REPO, bug_files, harness, seat_toml
 
@@ -102,19 +101,7 @@ def live(engine: Engine, tmp_path: Path) -> Any:
         h.run()
         # Its past: a lesson two pull requests ask for, and another bot's refused suggestions.
         seed_history(h.sim.world, REPO, pulls_count=2, comments_per_pull=6, refuse_bots=True)
-        with engine.begin() as conn:
-            repo = conn.execute(
-                select(Repository.id, Repository.account_id, Repository.installation_id).where(
-                    Repository.full_name == REPO
-                )
-            ).one()
-            schedule(
-                conn,
-                account_id=repo.account_id,
-                repository_id=repo.id,
-                installation_id=repo.installation_id,
-                now_ms=now_ms(),
-            )
+        ask_backfill(engine)
         h.run()
         yield h
 

@@ -15,11 +15,9 @@ from sqlalchemy import Engine, select
 from continual.history.runs import RunState
 from continual.tables import Entry, HistoryLesson, HistoryPublication, HistoryRefusal, MemoryItemRow
 from ghapp.db import reading
-from ghapp.history import schedule
-from ghapp.jobs import now_ms
 from ghsim.history import seed_history
 from tests.support.discover_seat import DiscoverySeat, discovery_seat
-from tests.support.history import app_with_history, wait_for_run
+from tests.support.history import app_with_history, ask_backfill, wait_for_run
 from tests.support.ledger_page import csrf_of, sign_in
 from tests.support.openapi_check import check
 from tests.support.recall import token
@@ -42,19 +40,6 @@ def brief(url: str, secret: str, session: str) -> str:
     )
     assert answer.status_code == 200, answer.text
     return str(answer.json()["text"])
-
-
-def again(engine: Engine) -> None:
-    """Ask for the repository's next back-fill, as `hindsight backfill --detach` does."""
-    run = wait_for_run(engine)
-    with engine.begin() as conn:
-        schedule(
-            conn,
-            account_id=run.account_id,
-            repository_id=run.repository_id,
-            installation_id=run.installation_id,
-            now_ms=now_ms(),
-        )
 
 
 @pytest.fixture
@@ -143,7 +128,7 @@ def test_lessons_from_two_pull_requests_are_active_and_the_ledger_shows_their_so
         # comments never make a lesson again, even when the seat cites them.
         more = seed_history(app.sim.world, REPO, pulls_count=2, comments_per_pull=4)
         seat.mode("cite", cited)
-        again(engine)
+        ask_backfill(engine)
         app.settle()
         run = wait_for_run(engine)
         assert run.state is RunState.DONE and run.prs_read == 2

@@ -6,16 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
-from continual.tables import Repository
-from ghapp.db import reading
-from ghapp.history import schedule
-from ghapp.jobs import now_ms
 from ghsim import addition_patch
 from ghsim.history import seed_history
 from tests.support.discover_seat import discovery_seat
-from tests.support.history import run_of
+from tests.support.history import ask_backfill, run_of
 from tests.support.review import harness, lenses_toml, requests_of, seat_toml
 from tests.support.simulator import REPO
 
@@ -31,20 +27,7 @@ def test_the_next_review_is_handed_the_history_facts_of_its_files(
         toml += discovery_seat(tmp_path / "finder").toml()
     with harness(engine, tmp_path, toml, memory=True) as h:  # history facts are memory
         history = seed_history(h.sim.world, REPO, pulls_count=2, comments_per_pull=4)
-        with reading(engine) as conn:
-            row = conn.execute(
-                select(Repository.id, Repository.account_id, Repository.installation_id).where(
-                    Repository.full_name == REPO
-                )
-            ).one()
-        with engine.begin() as conn:
-            schedule(
-                conn,
-                account_id=row.account_id,
-                repository_id=row.id,
-                installation_id=row.installation_id,
-                now_ms=now_ms(),
-            )
+        ask_backfill(engine)
         h.run()
         run = run_of(engine)
         assert run is not None and run.facts == history.addressed > 0

@@ -13,10 +13,10 @@ from sqlalchemy import Engine, insert, select
 
 from continual.suppression import DISMISSED_HEADER, Suppression, suppressions
 from continual.tables import Account, HistoryRefusal, Repository
-from ghapp.history import schedule
 from ghapp.jobs import now_ms
 from ghsim import addition_patch
 from ghsim.history import seed_history
+from tests.support.history import ask_backfill
 from tests.support.ledger_page import sign_in
 from tests.support.recall import token
 from tests.support.review import Harness, harness, lenses_toml, requests_of, seat_toml
@@ -62,15 +62,8 @@ def test_a_confirmed_refusal_is_a_suppression_until_a_person_lifts_it(
             h.sim.world, REPO, pulls_count=2, comments_per_pull=4, refuse_bots=True
         )
         h.run()
-        row = repository(engine)
+        ask_backfill(engine)
         with engine.begin() as conn:
-            schedule(
-                conn,
-                account_id=row.account_id,
-                repository_id=row.id,
-                installation_id=row.installation_id,
-                now_ms=now_ms(),
-            )
             conn.execute(insert(Account).values(id=987, login="elsewhere-org", created_ms=0))
             conn.execute(insert(Repository).values(id=9870, account_id=987, full_name=FOREIGN))
         h.run()

@@ -13,6 +13,8 @@ from continual.history.runs import Run, read_run
 from continual.tables import HistoryComment, MemoryItemRow, Repository
 from ghapp.app import build_deps, create_app
 from ghapp.db import reading
+from ghapp.history import schedule
+from ghapp.jobs import now_ms
 from ghsim import GitHubSimulator
 from ghsim.history import History, seed_history
 from tests.conftest import WEBHOOK_SECRET
@@ -97,4 +99,21 @@ def facts_of(engine: Engine) -> list[Any]:
             conn.execute(
                 select(*MemoryItemRow.__table__.c).where(MemoryItemRow.source == "history")
             ).all()
+        )
+
+
+def ask_backfill(engine: Engine, full_name: str = REPO) -> None:
+    """Ask for the repository's next back-fill, as `hindsight backfill --detach` does."""
+    with engine.begin() as conn:
+        row = conn.execute(
+            select(Repository.id, Repository.account_id, Repository.installation_id).where(
+                Repository.full_name == full_name
+            )
+        ).one()
+        schedule(
+            conn,
+            account_id=row.account_id,
+            repository_id=row.id,
+            installation_id=row.installation_id,
+            now_ms=now_ms(),
         )
