@@ -90,43 +90,32 @@ class SnapshotCache:
             size = held.bytes * count // max(1, held.lessons)
             self._bytes += size - held.bytes
             held.bytes, held.lessons = size, count
-            dropped = self._evict(keep=account_id)
-        del dropped  # freed here, outside the lock
+            self._evict(keep=account_id)
 
     def _keep(self, account_id: int, snapshot: Snapshot, size: int) -> None:
         with self._lock:
             self.builds += 1
             replaced = self._items.pop(account_id, None)
-            dropped = [] if replaced is None else [replaced]
             if replaced is not None:
                 self._bytes -= replaced.bytes
             if size > self.max_bytes:
                 self.oversized += 1
-            else:
-                self._items[account_id] = _Held(snapshot, size, len(snapshot))
-                self._bytes += size
-                dropped += self._evict(keep=account_id)
-        # Freeing a large snapshot takes a while: the lock was let go of first, so another
-        # account's push never waits for it.
-        del dropped
+                return
+            self._items[account_id] = _Held(snapshot, size, len(snapshot))
+            self._bytes += size
+            self._evict(keep=account_id)
 
-    def _evict(self, *, keep: int) -> list[_Held]:
-        """Drop least recently used snapshots until the held ones fit (the lock is held); the
-        dropped ones are answered, for the caller to free once the lock is let go of."""
-        dropped: list[_Held] = []
+    def _evict(self, *, keep: int) -> None:
+        """Drop least recently used snapshots until the held ones fit (the lock is held)."""
         while self._bytes > self.max_bytes:
             oldest = next(iter(self._items))
             if oldest == keep and len(self._items) == 1:
                 held = self._items.pop(oldest)  # grown past the bound by deltas alone
                 self._bytes -= held.bytes
                 self.oversized += 1
-                dropped.append(held)
-                break
+                return
             if oldest == keep:
                 self._items.move_to_end(oldest)
                 continue
-            held = self._items.pop(oldest)
-            self._bytes -= held.bytes
+            self._bytes -= self._items.pop(oldest).bytes
             self.evictions += 1
-            dropped.append(held)
-        return dropped

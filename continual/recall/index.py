@@ -58,7 +58,7 @@ class RecallIndex:
         self._code = np.zeros(capacity, dtype=np.uint8)  # scratch: which SCORES a slot got
         self._mark = np.zeros(capacity, dtype=np.bool_)  # scratch: the slots a query touched
         self._keys: dict[str, int] = {}
-        self._members: dict[int, tuple[int, ...]] = {}  # tuples: see Postings._pairs
+        self._members: dict[int, list[int]] = {}
         self._views: dict[str | None, Mask] = {}
         self._postings = Postings()
 
@@ -96,7 +96,7 @@ class RecallIndex:
         at = np.flatnonzero(np.diff(sorted_kids, prepend=-1))
         slots, bounds = by_key.tolist(), [*at.tolist(), count]
         index._members = {
-            kid: tuple(slots[start:end])
+            kid: slots[start:end]
             for kid, start, end in zip(
                 sorted_kids[at].tolist(), bounds[:-1], bounds[1:], strict=True
             )
@@ -171,9 +171,7 @@ class RecallIndex:
         self._cards[slot] = None
         del self._ids[bisect_left(self._ids, card_id)]
         kid = int(self._keyid[slot])
-        members = self._members[kid]
-        at = members.index(slot)
-        self._members[kid] = members[:at] + members[at + 1 :]
+        self._members[kid].remove(slot)
         self._shared[slot] = False
         for view in self._views.values():
             view[slot] = False
@@ -192,7 +190,7 @@ class RecallIndex:
         self._account[slot] = card.scope == Scope.ACCOUNT
         repositories = self._repositories
         self._repository[slot] = repositories.setdefault(card.repository, len(repositories))
-        self._members[kid] = (*self._members.get(kid, ()), slot)
+        self._members.setdefault(kid, []).append(slot)
         self._postings.add(slot, Normal.of(card))
         touched.add(kid)
 
@@ -219,7 +217,7 @@ class RecallIndex:
         if not members:
             self._members.pop(kid, None)
             return
-        self._shared[list(members)] = len(members) > 1
+        self._shared[members] = len(members) > 1
         cards = [self._cards[m] for m in members]
         for repository, view in self._views.items():
             ranks = [visibility_rank(c, repository) for c in cards if c is not None]

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, bindparam, select
+from sqlalchemy import Connection, select
 
 from continual.lifecycle import Tally, entry_state
 from continual.proofs import ProofEvidence, proofs_of_account
@@ -171,7 +171,13 @@ class _Reader:
 
     def __init__(self, conn: Connection, account_id: int, now: int) -> None:
         self.now = now
-        self.names = dict(conn.execute(_REPOSITORY_NAMES, {"account_id": account_id}).all())
+        self.names = dict(
+            conn.execute(
+                select(Repository.id, Repository.full_name).where(
+                    Repository.account_id == account_id
+                )
+            ).all()
+        )
         self._shared = _Shared()
 
     def lessons(
@@ -254,22 +260,13 @@ def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
-# Built once, the account a parameter: a cold build of a small account takes a few
-# milliseconds, and composing these statements anew cost about one of them.
-_ACCOUNT: BindParameter[int] = bindparam("account_id")
-_REPOSITORY_NAMES = select(Repository.id, Repository.full_name).where(
-    Repository.account_id == _ACCOUNT
-)
-_LIVE = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
-    Entry.deleted_ms.is_(None)
-)
-_ACCOUNT_LIVE = _LIVE.where(Entry.account_id == _ACCOUNT)
-_MERGED = select(Receipt.entry_id).where(
-    Receipt.account_id == _ACCOUNT,
-    Receipt.source.in_(sorted(WIDENING_SOURCES)),
-    Receipt.decision == Decision.ACCEPTED.value,
-    Receipt.superseded.is_(False),
-)
+def _merged_query(account_id: int) -> Any:
+    return select(Receipt.entry_id).where(
+        Receipt.account_id == account_id,
+        Receipt.source.in_(sorted(WIDENING_SOURCES)),
+        Receipt.decision == Decision.ACCEPTED.value,
+        Receipt.superseded.is_(False),
+    )
 
 
 def read_lessons(
@@ -286,27 +283,32 @@ def read_lessons(
     ``each_batch`` as it is read, with each entry's link numbers (a snapshot indexes it on the
     way)."""
     reader = _Reader(conn, account_id, now)
+    live = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
+        Entry.deleted_ms.is_(None)
+    )
+    merged_query = _merged_query(account_id)
     if ids is None:
-        parts: Iterable[tuple[Any, Any]] = [(_ACCOUNT_LIVE, _MERGED)]
+        parts: Iterable[tuple[Any, Any]] = [
+            (live.where(Entry.account_id == account_id), merged_query)
+        ]
     else:
         # By the entries' ids alone, the account checked on each entry row (a receipt's entry
         # is of its account): with the account in the WHERE clause, SQLite's planner walks the
         # account's whole index instead.
         parts = (
-            (_LIVE.where(Entry.id.in_(chunk)), _MERGED.where(Receipt.entry_id.in_(chunk)))
+            (live.where(Entry.id.in_(chunk)), merged_query.where(Receipt.entry_id.in_(chunk)))
             for chunk in _chunks(ids)
         )
-    account = {"account_id": account_id}
     merged: set[str] = set()
     entry_queries = []
     for entries, merges in parts:
         entry_queries.append(entries)
-        merged.update(conn.execute(merges, account).scalars())
+        merged.update(conn.execute(merges).scalars())
     widening = Widening(_merged_keys(conn, account_id, sorted(merged)))
     lessons: list[Lesson] = []
     for entries in entry_queries:
         # In batches: a build's rows are freed as it goes, not held for the whole account.
-        for batch in conn.execute(entries, account).partitions(ROW_BATCH):
+        for batch in conn.execute(entries).partitions(ROW_BATCH):
             mine = batch if ids is None else [r for r in batch if r.account_id == account_id]
             made = reader.lessons(mine, widening)
             if each_batch is not None:

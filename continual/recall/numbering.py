@@ -153,15 +153,13 @@ class StoredNames:
         return len(self.names)
 
 
-# Built once: every cold build reads it.
-_LINK_NAMES = select(LinkName.number, LinkName.kind, LinkName.name).where(
-    LinkName.account_id == bindparam("account_id")
-)
-
-
 def read_link_names(conn: Connection, account_id: int) -> StoredNames:
     """Every name the account's entries were numbered with."""
-    rows = conn.execute(_LINK_NAMES, {"account_id": account_id}).all()
+    rows = conn.execute(
+        select(LinkName.number, LinkName.kind, LinkName.name).where(
+            LinkName.account_id == account_id
+        )
+    ).all()
     numbers = np.fromiter((row[0] for row in rows), np.int64, len(rows))
     kinds = np.fromiter((row[1] for row in rows), np.uint8, len(rows))
     names: list[Any] = [row[2] for row in rows]

@@ -45,10 +45,8 @@ class Postings:
         self._count = 0
         # Groups filed under their two rarest terms: two-term groups by posting number (complete
         # as soon as the pair is), longer groups whole (the query must hold their other terms).
-        # Tuples, not lists: a tuple of numbers or terms leaves the cycle collector's care, and
-        # a process holding many snapshots pays for every container it still tracks.
-        self._pairs: dict[str, dict[str, tuple[int, ...]]] = {}
-        self._longer: dict[str, dict[str, tuple[Group, ...]]] = {}
+        self._pairs: dict[str, dict[str, list[int]]] = {}
+        self._longer: dict[str, dict[str, list[Group]]] = {}
         self._term_count: dict[str, int] = {}
         self._tables: tuple[dict[Any, int], ...] = (
             self.files,
@@ -89,29 +87,23 @@ class Postings:
         else:
             first, second = sorted(group, key=lambda t: (count[t], t))[:2]
         if len(group) == 2:
-            pairs = self._pairs.setdefault(first, {})
-            pairs[second] = (*pairs.get(second, ()), self.groups[group])
+            self._pairs.setdefault(first, {}).setdefault(second, []).append(self.groups[group])
         else:
-            longer = self._longer.setdefault(first, {})
-            longer[second] = (*longer.get(second, ()), group)
+            self._longer.setdefault(first, {}).setdefault(second, []).append(group)
 
     def _unfile(self, group: Group, number: int) -> None:
         """Take ``group`` (posting ``number``) out of the pair it was filed under (any two of
         its terms: the counts that chose them may have moved since)."""
-        pairs: dict[str, dict[str, tuple[Any, ...]]] = self._pairs
-        table = pairs if len(group) == 2 else self._longer
+        table: dict[str, dict[str, list[Any]]] = self._pairs if len(group) == 2 else self._longer
         item = number if len(group) == 2 else group
         for first, second in permutations(group, 2):
             seconds = table.get(first)
             filed = None if seconds is None else seconds.get(second)
-            if seconds is None or filed is None or item not in filed:
+            if filed is None or item not in filed:
                 continue
-            at = filed.index(item)
-            left = filed[:at] + filed[at + 1 :]
-            if left:
-                seconds[second] = left
-            else:
-                del seconds[second]
+            filed.remove(item)
+            if not filed:
+                del seconds[second]  # type: ignore[union-attr]
                 if not seconds:
                     del table[first]
             break

@@ -7,7 +7,6 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import chain, compress
-from typing import Any
 
 import numpy as np
 
@@ -170,25 +169,21 @@ class PostingsBuilder:
             by_number[order], np.arange(built._count + 1, dtype=np.int64)
         )
         built._term_count = count = dict(Counter(chain.from_iterable(built.groups)))
-        pairs: dict[str, dict[str, list[int]]] = {}
-        longer: dict[str, dict[str, list[Group]]] = {}
+        pairs = built._pairs
         for group, number in built.groups.items():
-            # _file, unrolled, in lists first: under the two rarest terms
-            if len(group) == 2:
-                a, b = group
-                first, second = (a, b) if (count[a], a) <= (count[b], b) else (b, a)
-                filed: dict[str, list[Any]] = pairs.setdefault(first, {})
-                item: Any = number
+            if len(group) != 2:
+                built._file(group)
+                continue
+            # _file, unrolled for the pairs that are most groups: under the rarer term
+            a, b = group
+            first, second = (a, b) if (count[a], a) <= (count[b], b) else (b, a)
+            seconds = pairs.get(first)
+            if seconds is None:
+                pairs[first] = {second: [number]}
+            elif second in seconds:
+                seconds[second].append(number)
             else:
-                first, second = sorted(group, key=lambda t: (count[t], t))[:2]
-                filed, item = longer.setdefault(first, {}), group
-            held = filed.get(second)
-            if held is None:
-                filed[second] = [item]
-            else:
-                held.append(item)
-        built._pairs = {k: {t: tuple(v) for t, v in d.items()} for k, d in pairs.items()}
-        built._longer = {k: {t: tuple(v) for t, v in d.items()} for k, d in longer.items()}
+                seconds[second] = [number]
         return built
 
 

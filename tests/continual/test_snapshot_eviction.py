@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import gc
-import threading
 import tracemalloc
-import weakref
 
 import pytest
 from sqlalchemy import Engine
 
 from continual import store
-from continual.recall import cache as snapshot_cache
 from continual.recall.cache import MIB, SnapshotCache
 from continual.recall.snapshot import Snapshot, build_snapshot
 from ghapp.app import build_deps
@@ -161,66 +157,3 @@ def test_the_setting_bounds_the_process_cache(engine: Engine, tmp_path: object) 
     assert deps.snapshots.max_bytes == 64 * MIB
     with pytest.raises(ValueError, match="snapshot_cache_mb"):
         Settings(snapshot_cache_mb=0)
-
-
-def test_a_build_never_holds_up_another_accounts_push(
-    engine: Engine, tenants: list[Tenant], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    a, b, _, _ = tenants
-    cache = SnapshotCache()
-    warm = ask(engine, cache, a)
-    building, release = threading.Event(), threading.Event()
-
-    def slow_build(conn: object, account_id: int, *, now: int) -> Snapshot:
-        if account_id == b.account_id:
-            building.set()
-            release.wait(10)
-        return build_snapshot(conn, account_id, now=now)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(snapshot_cache, "build_snapshot", slow_build)
-    cold = threading.Thread(target=ask, args=(engine, cache, b))
-    cold.start()
-    try:
-        assert building.wait(10)
-        answered: list[Snapshot] = []
-        push = threading.Thread(target=lambda: answered.append(ask(engine, cache, a)))
-        push.start()
-        push.join(5)
-        assert answered == [warm], "a's warm push waited for b's build"
-        assert cold.is_alive()
-    finally:
-        release.set()
-        cold.join(10)
-    assert cache.accounts() == [a.account_id, b.account_id] and cache.builds == 2
-
-
-def test_an_evicted_snapshot_is_freed_outside_the_cache_lock(
-    engine: Engine, tenants: list[Tenant]
-) -> None:
-    a, b, c, _ = tenants
-    cache = two_fit(engine, tenants)
-    freed: list[bool] = []
-    weakref.finalize(ask(engine, cache, a), lambda: freed.append(cache._lock.locked()))
-    ask(engine, cache, b)
-    assert freed == []
-    ask(engine, cache, c)  # a leaves, and no one else holds its snapshot
-    assert a.account_id not in cache.accounts()
-    assert freed == [False]
-
-
-def test_a_snapshots_lists_of_numbers_leave_the_cycle_collector(
-    engine: Engine, tenants: list[Tenant]
-) -> None:
-    with reading(engine) as conn:
-        snapshot = build_snapshot(conn, tenants[0].account_id, now=NOW)
-    gc.collect()
-    postings = snapshot.index.postings
-    filed = [
-        held
-        for table in (postings._pairs, postings._longer)
-        for seconds in table.values()
-        for held in seconds.values()
-    ]
-    members = list(snapshot.index._members.values())
-    assert filed and members
-    assert not any(map(gc.is_tracked, [*filed, *members]))
