@@ -220,35 +220,48 @@ def lock_keys(conn: Connection, keys: set[object]) -> None:
 # Built once: every settled job runs them, and building a statement cost more CPU than running
 # it (docs/performance.md, "The queue").
 _ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
-_HEAD = (
-    select(Job.id).where(Job.serial_key == bindparam("key"), Job.state.in_(HEAD_STATES)).limit(1)
+# The next waiting job of a key becomes its head, unless the key has a head still: one statement
+# (one round trip on PostgreSQL) for what was a read of the head, a read of the next and a write.
+# The caller holds the key's lock (`lock_keys`) from an earlier statement, so this statement's
+# snapshot already sees any job enqueued on the key before the lock was granted.
+_PROMOTE_NEXT = text(
+    f"""
+UPDATE jobs SET state = '{JobState.QUEUED.value}'
+WHERE id = (SELECT min(w.id) FROM jobs w
+            WHERE w.serial_key = :key AND w.state = '{JobState.WAITING.value}')
+  AND NOT EXISTS (SELECT 1 FROM jobs h
+                  WHERE h.serial_key = :key AND h.state IN {HEAD_STATES!r})
+"""
 )
-_FOLLOWING = select(func.min(Job.id)).where(
-    Job.serial_key == bindparam("key"), Job.state == JobState.WAITING.value
-)
-_PROMOTE = update(Job).where(Job.id == bindparam("job")).values(state=JobState.QUEUED.value)
+
+
+# The lock of a finishing job's key, taken by the statement that finishes it (PostgreSQL): the
+# promotion that follows is then one more round trip, not two.
+_HELD = select(
+    func.pg_advisory_xact_lock(func.hashtextextended(bindparam("key"), 0)).label("held")
+).cte("held")
 
 
 @functools.cache
-def _finish_statement(names: tuple[str, ...]) -> Update:
-    """The settle of a leased job setting the columns ``names`` (bound as ``v_<name>``)."""
-    return (
+def _finish_statement(names: tuple[str, ...], *, locking: bool = False) -> Update:
+    """The settle of a leased job setting the columns ``names`` (bound as ``v_<name>``);
+    `locking`, it also takes the lock of the key bound as ``key`` (`lock_keys`)."""
+    stmt = (
         update(Job)
         .where(Job.id == bindparam("job"), Job.lease_token == bindparam("token"))
         .values(lease_token=None, lease_expires_ms=None, **{n: bindparam(f"v_{n}") for n in names})
     )
+    return stmt.where(select(_HELD.c.held).exists()) if locking else stmt
 
 
-def promote_next(conn: Connection, serial_key: str | None) -> None:
-    """After the head of a key finished, make the next waiting job of that key the head."""
+def promote_next(conn: Connection, serial_key: str | None, *, locked: bool = False) -> None:
+    """After the head of a key finished, make the next waiting job of that key the head
+    (`locked`: the caller holds the key's lock already)."""
     if serial_key is None:
         return
-    lock_keys(conn, {serial_key})
-    if conn.execute(_HEAD, {"key": serial_key}).first() is not None:
-        return
-    following = conn.execute(_FOLLOWING, {"key": serial_key}).scalar()
-    if following is not None:
-        conn.execute(_PROMOTE, {"job": following})
+    if not locked:
+        lock_keys(conn, {serial_key})
+    conn.execute(_PROMOTE_NEXT, {"key": serial_key})
 
 
 def enqueue(conn: Connection, specs: Sequence[JobSpec], *, now: int) -> int:
@@ -319,17 +332,22 @@ class JobQueue:
             # An error's text can quote what a payload, a seat or GitHub sent: no secret is kept.
             values["last_error"] = redact(error)
         expressions = {n: v for n, v in values.items() if isinstance(v, ClauseElement)}
-        stmt = _finish_statement(tuple(sorted(values.keys() - expressions.keys())))
+        promotes = values.get("state") in TERMINAL_STATES and job.serial_key is not None
+        # On PostgreSQL the finish itself takes the key's lock that the promotion needs.
+        locking = promotes and self.engine.dialect.name == "postgresql"
+        names = tuple(sorted(values.keys() - expressions.keys()))
+        stmt = _finish_statement(names, locking=locking)
         if expressions:  # a value read from the row itself (an attempt given back)
             stmt = stmt.values(**expressions)
         params = {f"v_{n}": v for n, v in values.items() if n not in expressions}
         params.update(job=job.id, token=job.lease_token)
-        terminal = values.get("state") in TERMINAL_STATES
+        if locking:
+            params["key"] = job.serial_key
 
         def finish(conn: Connection) -> bool:
             done = conn.execute(stmt, params).rowcount == 1
-            if done and terminal:
-                promote_next(conn, job.serial_key)
+            if done and promotes:
+                promote_next(conn, job.serial_key, locked=locking)
             return done
 
         # Jobs settled at the same moment by the worker's threads share one durable commit.

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, event, select, update
 
 from ghapp.app import build_deps
 from ghapp.cli import main as cli_main
@@ -141,6 +141,44 @@ def test_jobs_of_one_pull_request_run_one_at_a_time_in_order(engine: Engine) -> 
     queue.complete(first)
     third = queue.claim()
     assert third is not None and third.kind == "review"
+
+
+def test_finishing_a_head_promotes_its_follower_in_two_statements(engine: Engine) -> None:
+    """A settle that promotes is the finish and one promotion (on PostgreSQL the finish also
+    takes the key's lock): no separate reads of the head and of the next job."""
+    clock = FakeClock()
+    queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
+    add(
+        engine,
+        JobSpec("writeback", serial_key="pr:1:7"),
+        JobSpec("review", serial_key="pr:1:7"),
+        JobSpec("later", serial_key="pr:1:7"),
+        now=clock.now,
+    )
+    head = queue.claim()
+    assert head is not None and head.kind == "writeback"
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, sql: str, *_rest: object) -> None:
+        statements.append(sql)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert queue.complete(head)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert len(statements) == 2 and all("UPDATE jobs" in sql for sql in statements), statements
+    assert ("pg_advisory_xact_lock" in statements[0]) == (engine.dialect.name == "postgresql")
+    with engine.connect() as conn:
+        states = dict(conn.execute(select(Job.kind, Job.state)).all())
+    assert states == {"writeback": "done", "review": "queued", "later": "waiting"}
+    second = queue.claim()
+    assert second is not None and second.kind == "review"
+    assert queue.claim() is None  # "later" waits behind "review"
+    assert queue.fail(second, "boom")  # a retry keeps its key's head: nothing is promoted
+    with engine.connect() as conn:
+        states = dict(conn.execute(select(Job.kind, Job.state)).all())
+    assert states == {"writeback": "done", "review": "queued", "later": "waiting"}
 
 
 def test_a_job_enqueued_while_its_head_finishes_does_not_wait_for_good(engine: Engine) -> None:
