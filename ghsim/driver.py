@@ -353,6 +353,11 @@ class GitHubSimulator(PushDriver, TalkDriver):
     def count(self, method: str | None = None, path: str | None = None) -> int:
         return self.log.count(method, path)
 
+    def wait_quiet(self, timeout_s: float = 10.0) -> bool:
+        """Wait until no request is being answered: a killed client's request is still answered,
+        and logged, once its injected latency has passed."""
+        return self.log.wait_quiet(timeout_s)
+
     def reset_log(self) -> None:
         self.log.reset()
 

@@ -27,15 +27,38 @@ class LoggedRequest:
 
 
 class RequestLog:
-    """A thread-safe, append-only list of answered requests."""
+    """A thread-safe, append-only list of answered requests, and how many are being answered."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         self._entries: list[LoggedRequest] = []
+        self._answering = 0
+
+    def arrived(self) -> None:
+        """A request is being answered; `record` (or `dropped`) ends it."""
+        with self._lock:
+            self._answering += 1
 
     def record(self, entry: LoggedRequest) -> None:
         with self._lock:
             self._entries.append(entry)
+            self._end()
+
+    def dropped(self) -> None:
+        """A request ended without an answer to log."""
+        with self._lock:
+            self._end()
+
+    def _end(self) -> None:
+        self._answering = max(0, self._answering - 1)
+        self._changed.notify_all()
+
+    def wait_quiet(self, timeout_s: float) -> bool:
+        """Wait until no request is being answered (a client that went away leaves its request
+        to be answered and logged later); False if one still is after ``timeout_s``."""
+        with self._lock:
+            return self._changed.wait_for(lambda: self._answering == 0, timeout=timeout_s)
 
     def entries(self, method: str | None = None, path: str | None = None) -> list[LoggedRequest]:
         """Requests in arrival order, optionally of ``method`` whose path matches regex ``path``."""

@@ -412,6 +412,20 @@ def test_latency_is_injected(http: httpx.Client, sim: GitHubSimulator) -> None:
     assert time.monotonic() - started < 0.3
 
 
+def test_a_request_whose_client_went_away_is_logged_once_answered(
+    http: httpx.Client, sim: GitHubSimulator
+) -> None:
+    headers = token_headers(http)
+    sim.reset_log()
+    sim.inject("GET", rf"^/repos/{REPO}$", latency_s=2.0)
+    with pytest.raises(httpx.TimeoutException):
+        http.get(f"/repos/{REPO}", headers=headers, timeout=0.2)
+    assert not sim.wait_quiet(timeout_s=0.05)  # still being answered: not logged yet
+    assert sim.count() == 0
+    assert sim.wait_quiet(timeout_s=10)
+    assert [entry.path for entry in sim.requests()] == [f"/repos/{REPO}"]
+
+
 # --- webhooks -------------------------------------------------------------------------------
 
 
