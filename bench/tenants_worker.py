@@ -2,13 +2,15 @@
 
 Run by `bench/tenants.py` as `python bench/tenants_worker.py URL PLAN --cache-mb N --core C
 --store DIR`; prints one JSON object: each push's latency and whether it built a snapshot, the
-cache's counts, and the process's resident memory before the first push, after the last and at
-its peak. It imports only what a worker holds, so its memory is the app's.
+cache's counts, the process's resident memory before the first push, after the last and at its
+peak, and the time the cycle collector's full passes took inside each push. It imports only what
+a worker holds, so its memory is the app's.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -38,6 +40,25 @@ def resident_mb() -> dict[str, float]:
     return found
 
 
+class FullCollections:
+    """The time the cycle collector spends in full (generation 2) passes, read per push."""
+
+    def __init__(self) -> None:
+        self.ms = 0.0
+        self.count = 0
+        self._started = 0.0
+        gc.callbacks.append(self._note)
+
+    def _note(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.ms += (time.perf_counter() - self._started) * 1000
+            self.count += 1
+
+
 def work(url: str, plan: Path, cache_mb: int, core: int, store: Path) -> dict[str, object]:
     pin(core)
     pushes = json.loads(plan.read_text())
@@ -48,11 +69,13 @@ def work(url: str, plan: Path, cache_mb: int, core: int, store: Path) -> dict[st
     latencies: list[float] = []
     colds: list[bool] = []
     small_builds: list[float] = []
+    collected: list[float] = []  # ms of full collections inside each push
+    collections = FullCollections()
     for n, push in enumerate(pushes):
         target = Target(
             push["account_id"], push["login"], push["repository_id"], push["repository"]
         )
-        builds = cache.builds
+        builds, before = cache.builds, collections.ms
         started = time.perf_counter()
         hand_context(
             engine,
@@ -69,6 +92,7 @@ def work(url: str, plan: Path, cache_mb: int, core: int, store: Path) -> dict[st
         )
         elapsed = (time.perf_counter() - started) * 1000
         latencies.append(elapsed)
+        collected.append(collections.ms - before)
         colds.append(cache.builds > builds)
         if cache.builds > builds and push["small"]:
             small_builds.append(elapsed)
@@ -77,6 +101,9 @@ def work(url: str, plan: Path, cache_mb: int, core: int, store: Path) -> dict[st
     return {
         "latencies": latencies,
         "cold": colds,
+        "collected": collected,
+        "full_collections": collections.count,
+        "full_collections_ms": collections.ms,
         "builds": cache.builds,
         "evictions": cache.evictions,
         "oversized": cache.oversized,

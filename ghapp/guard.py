@@ -122,7 +122,9 @@ class Guard:
             if state["body_done"]:
                 return await receive()
             try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                # A deadline, not `wait_for`: no task is made for each message of each body.
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
             except TimeoutError:
                 state["timed_out"] = True
                 raise BodyTimeout from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -12,6 +13,8 @@ from continual.recall.changes import generation_of
 from continual.recall.snapshot import Snapshot, build_snapshot
 
 MIB = 1 << 20
+# Builds between two returns of the frozen objects to the cycle collector (`SnapshotCache`).
+UNFREEZE_EVERY = 1_000
 # Half of a 2 GiB worker: the process itself (interpreter, libraries, the jobs in flight) and
 # the allocator's slack take the rest (docs/operations.md, "Memory").
 DEFAULT_MAX_BYTES = 1024 * MIB
@@ -49,6 +52,7 @@ class SnapshotCache:
         self.builds = 0
         self.evictions = 0
         self.oversized = 0  # builds too large to keep
+        self._frozen_builds = 0  # builds kept since the frozen objects went back (UNFREEZE_EVERY)
 
     @property
     def held_bytes(self) -> int:
@@ -76,8 +80,27 @@ class SnapshotCache:
             self._rescale(account_id, cached)
             return cached
         snapshot = build_snapshot(conn, account_id, now=now)
-        self._keep(account_id, snapshot, snapshot.estimated_bytes())
+        if self._keep(account_id, snapshot, snapshot.estimated_bytes()):
+            self._out_of_collection()
         return snapshot
+
+    def _out_of_collection(self) -> None:
+        """Move what is alive now, the new snapshot with it, out of the cycle collector's
+        generations (`gc.freeze`). A held snapshot lives until evicted and holds no reference
+        cycles (`build_snapshot`), so reference counting alone frees it; left in, every full
+        pass of the collector would walk every held snapshot again, a pause of up to a second
+        inside whichever push set it off (docs/performance.md, "Many tenants"). Whatever else
+        was alive is moved too; every UNFREEZE_EVERY builds all of it goes back, so that any
+        reference cycle among it that has become garbage since is collected."""
+        with self._lock:
+            self._frozen_builds += 1
+            thaw = self._frozen_builds >= UNFREEZE_EVERY
+            if thaw:
+                self._frozen_builds = 0
+        if thaw:
+            gc.unfreeze()
+        else:
+            gc.freeze()
 
     def _rescale(self, account_id: int, snapshot: Snapshot) -> None:
         """After a delta: the held estimate in proportion to the lessons now held, if the
@@ -92,7 +115,8 @@ class SnapshotCache:
             held.bytes, held.lessons = size, count
             self._evict(keep=account_id)
 
-    def _keep(self, account_id: int, snapshot: Snapshot, size: int) -> None:
+    def _keep(self, account_id: int, snapshot: Snapshot, size: int) -> bool:
+        """Hold a new build; False when it is too large to keep."""
         with self._lock:
             self.builds += 1
             replaced = self._items.pop(account_id, None)
@@ -100,10 +124,11 @@ class SnapshotCache:
                 self._bytes -= replaced.bytes
             if size > self.max_bytes:
                 self.oversized += 1
-                return
+                return False
             self._items[account_id] = _Held(snapshot, size, len(snapshot))
             self._bytes += size
             self._evict(keep=account_id)
+            return True
 
     def _evict(self, *, keep: int) -> None:
         """Drop least recently used snapshots until the held ones fit (the lock is held)."""

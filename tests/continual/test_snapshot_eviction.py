@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import tracemalloc
+import weakref
 
 import pytest
 from sqlalchemy import Engine
@@ -157,3 +159,45 @@ def test_the_setting_bounds_the_process_cache(engine: Engine, tmp_path: object) 
     assert deps.snapshots.max_bytes == 64 * MIB
     with pytest.raises(ValueError, match="snapshot_cache_mb"):
         Settings(snapshot_cache_mb=0)
+
+
+def test_an_evicted_snapshot_is_freed_by_reference_counting_alone(
+    engine: Engine, tenants: list[Tenant]
+) -> None:
+    """The cache takes what it holds out of the cycle collector's reach (`gc.freeze`), which is
+    right only while a snapshot holds no reference cycle: evicted, it must be freed at once."""
+    a, b, c, _ = tenants
+    cache = two_fit(engine, tenants)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        first = ask(engine, cache, a)
+        held = [weakref.ref(first), weakref.ref(first.index)]
+        del first
+        ask(engine, cache, b)
+        ask(engine, cache, c)  # a leaves
+        assert a.account_id not in cache.accounts()
+        assert [ref() for ref in held] == [None, None]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_kept_builds_leave_the_collectors_generations_until_every_thousandth(
+    engine: Engine, tenants: list[Tenant], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("continual.recall.cache.UNFREEZE_EVERY", 3)
+    gc.unfreeze()
+    cache = SnapshotCache(max_bytes=64 * MIB)
+    first = ask(engine, cache, tenants[0])
+    assert gc.get_freeze_count() > 0
+    assert not any(obj is first for obj in gc.get_objects())  # no generation holds it
+    ask(engine, cache, tenants[0])  # a hit builds nothing and freezes nothing more
+    assert cache.builds == 1
+    ask(engine, cache, tenants[1])
+    assert gc.get_freeze_count() > 0
+    ask(engine, cache, tenants[2])  # the third build gives everything back to the collector
+    assert gc.get_freeze_count() == 0
+    assert any(obj is first for obj in gc.get_objects())
+    ask(engine, cache, tenants[3])
+    assert gc.get_freeze_count() > 0
