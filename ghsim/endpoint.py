@@ -229,12 +229,8 @@ def endpoint(ctx: Context, handler: Handler) -> Callable[[Request], Awaitable[Re
     """Wrap ``handler``: parse JSON, apply faults, map ApiError to GitHub's error JSON, log it."""
 
     async def run(request: Request) -> Response:
-        ctx.log.arrived()
-        try:
+        with ctx.log.answering():
             return await logged(request)
-        except BaseException:
-            ctx.log.dropped()
-            raise
 
     async def logged(request: Request) -> Response:
         raw = await request.body()

@@ -183,6 +183,10 @@ def web_endpoint(ctx: Context, handler: WebHandler) -> Callable[[Request], Await
     """Wrap a web-side handler: injected faults first, then the answer, logged."""
 
     async def run(request: Request) -> Response:
+        with ctx.log.answering():
+            return await logged(request)
+
+    async def logged(request: Request) -> Response:
         fields = await _fields(request)
         fault = ctx.faults.match(request.method, request.url.path)
         response: Response

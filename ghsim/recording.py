@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -35,24 +36,21 @@ class RequestLog:
         self._entries: list[LoggedRequest] = []
         self._answering = 0
 
-    def arrived(self) -> None:
-        """A request is being answered; `record` (or `dropped`) ends it."""
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Count a request as being answered while the block runs (`wait_quiet`)."""
         with self._lock:
             self._answering += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._answering -= 1
+                self._changed.notify_all()
 
     def record(self, entry: LoggedRequest) -> None:
         with self._lock:
             self._entries.append(entry)
-            self._end()
-
-    def dropped(self) -> None:
-        """A request ended without an answer to log."""
-        with self._lock:
-            self._end()
-
-    def _end(self) -> None:
-        self._answering = max(0, self._answering - 1)
-        self._changed.notify_all()
 
     def wait_quiet(self, timeout_s: float) -> bool:
         """Wait until no request is being answered (a client that went away leaves its request
