@@ -92,9 +92,9 @@ def database_in(name: str) -> str:
 def database_url(
     request: pytest.FixtureRequest, tmp_path: Path, postgres_admin: Engine | None
 ) -> Iterator[str]:
-    """A fresh database: a SQLite file, or on the test PostgreSQL server a new schema. A test
+    """A fresh database: a SQLite file, or on the test PostgreSQL server a new database. A test
     that uses `engine` gets it migrated already, a copy of `migrated_template`; any other test
-    gets it empty."""
+    gets it empty (on PostgreSQL, a new schema of the server's own database)."""
     migrated = "engine" in request.fixturenames
     if postgres_admin is None:
         path = tmp_path / "hindsight.db"
