@@ -123,16 +123,16 @@ def test_reschedule_does_not_spend_an_attempt(engine: Engine) -> None:
     assert queue.claim() is not None
 
 
-def test_jobs_of_one_pull_request_run_one_at_a_time_in_order(engine: Engine) -> None:
+def queue_of(engine: Engine, *kinds: tuple[str, str]) -> JobQueue:
+    """A queue holding a job of each ``(kind, serial key)``, enqueued in that order."""
     clock = FakeClock()
     queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
-    add(
-        engine,
-        JobSpec("writeback", serial_key="pr:1:7"),
-        JobSpec("review", serial_key="pr:1:7"),
-        JobSpec("other", serial_key="pr:1:8"),
-        now=clock.now,
-    )
+    add(engine, *(JobSpec(kind, serial_key=key) for kind, key in kinds), now=clock.now)
+    return queue
+
+
+def test_jobs_of_one_pull_request_run_one_at_a_time_in_order(engine: Engine) -> None:
+    queue = queue_of(engine, ("writeback", "pr:1:7"), ("review", "pr:1:7"), ("other", "pr:1:8"))
     first = queue.claim()
     second = queue.claim()
     assert first is not None and second is not None
@@ -146,15 +146,7 @@ def test_jobs_of_one_pull_request_run_one_at_a_time_in_order(engine: Engine) -> 
 def test_finishing_a_head_promotes_its_follower_in_two_statements(engine: Engine) -> None:
     """A settle that promotes is the finish and one promotion (on PostgreSQL the finish also
     takes the key's lock): no separate reads of the head and of the next job."""
-    clock = FakeClock()
-    queue = JobQueue(engine, lease_ms=1000, max_attempts=3, clock=clock)
-    add(
-        engine,
-        JobSpec("writeback", serial_key="pr:1:7"),
-        JobSpec("review", serial_key="pr:1:7"),
-        JobSpec("later", serial_key="pr:1:7"),
-        now=clock.now,
-    )
+    queue = queue_of(engine, ("writeback", "pr:1:7"), ("review", "pr:1:7"), ("later", "pr:1:7"))
     head = queue.claim()
     assert head is not None and head.kind == "writeback"
     statements: list[str] = []
