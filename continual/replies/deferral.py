@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from continual.replies.phrases import LANGUAGES
@@ -20,11 +21,16 @@ _READERS: tuple[tuple[re.Pattern[str], frozenset[str] | None], ...] = tuple(
 )
 
 
+@functools.lru_cache(maxsize=256)
 def read_deferral(text: str) -> Deferral | None:
     """The deferral a reply states ("let's do that in a follow-up", "später", "別のPRで"), or None.
 
     Quoted lines and code are not the replier's words: a quoted "TODO" or a `later()` call defers
     nothing. "TODO" counts as written by developers (upper case), so Spanish "todo" is no deferral.
+
+    A write-back asks it about the same reply up to three times (`classify_reply`, `read_reply`
+    and the readings' deferrals), and a hostile reply of 65,536 characters takes its patterns
+    about 40 ms: the answer, which depends on the text alone, is kept for the last 256 texts.
     """
     prose = _CODE.sub(" ", _QUOTE_LINE.sub(" ", text)) if "`" in text or ">" in text else text
     low = fold(prose)
