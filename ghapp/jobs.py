@@ -219,7 +219,9 @@ def lock_keys(conn: Connection, keys: set[object]) -> None:
 
 # Built once: every settled job runs them, and building a statement cost more CPU than running
 # it (docs/performance.md, "The queue").
-_ADVISORY_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+# The transaction lock of the serial key bound as ``key`` (PostgreSQL).
+_KEY_LOCK = func.pg_advisory_xact_lock(func.hashtextextended(bindparam("key"), 0)).label("held")
+_ADVISORY_LOCK = select(_KEY_LOCK)
 # The next waiting job of a key becomes its head, unless the key has a head still: one statement
 # (one round trip on PostgreSQL) for what was a read of the head, a read of the next and a write.
 # The caller holds the key's lock (`lock_keys`) from an earlier statement, so this statement's
@@ -237,9 +239,7 @@ WHERE id = (SELECT min(w.id) FROM jobs w
 
 # The lock of a finishing job's key, taken by the statement that finishes it (PostgreSQL): the
 # promotion that follows is then one more round trip, not two.
-_HELD = select(
-    func.pg_advisory_xact_lock(func.hashtextextended(bindparam("key"), 0)).label("held")
-).cte("held")
+_HELD = _ADVISORY_LOCK.cte("held")
 
 
 @functools.cache
