@@ -17,6 +17,7 @@ One pass over the text, no regular expression: linear in the size of the patch.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -165,8 +166,12 @@ def head_texts(patch: str | None) -> tuple[str, ...]:
     return tuple(line.text for hunk in hunks(patch) for line in hunk.lines if line.kind != "-")
 
 
+@functools.lru_cache(maxsize=64)
 def removed_texts(patch: str | None) -> tuple[str, ...]:
-    """The texts of the lines the patch removes, in order."""
+    """The texts of the lines the patch removes, in order.
+
+    Maintenance asks it once for each name a lesson holds in the file, for every lesson of the
+    file, and twice a run: the answer of the last 64 patches is kept."""
     return tuple(line.text for hunk in hunks(patch) for line in hunk.lines if line.kind == "-")
 
 

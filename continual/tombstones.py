@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from sqlalchemy import Connection, delete, insert, select
 
 from continual.tables import TombstonedSource
+
+# Sources looked up per statement.
+_SOURCES_AT_ONCE = 500
 
 
 def is_tombstoned_source(conn: Connection, source_id: str) -> bool:
@@ -22,15 +25,26 @@ def hold_sources(
     conn: Connection, account_id: int, entry_id: str, sources: Collection[str], *, now: int
 ) -> None:
     """Record each source of a deleted entry as tombstoned (once: the first deletion holds)."""
-    known = set(
-        conn.execute(
-            select(TombstonedSource.suggestion_id).where(
-                TombstonedSource.suggestion_id.in_(list(sources))
-            )
+    hold_sources_of(conn, account_id, {entry_id: sources}, now=now)
+
+
+def hold_sources_of(
+    conn: Connection, account_id: int, by_entry: Mapping[str, Collection[str]], *, now: int
+) -> None:
+    """``hold_sources`` for many deleted entries of one account: one read, one insert."""
+    holder: dict[str, str] = {}
+    for entry_id, sources in by_entry.items():
+        for sid in sources:
+            holder.setdefault(sid, entry_id)
+    wanted = list(holder)
+    for start in range(0, len(wanted), _SOURCES_AT_ONCE):
+        chunk = wanted[start : start + _SOURCES_AT_ONCE]
+        known = conn.execute(
+            select(TombstonedSource.suggestion_id).where(TombstonedSource.suggestion_id.in_(chunk))
         ).scalars()
-    )
-    fresh = [sid for sid in sources if sid not in known]
-    if fresh:
+        for sid in known:
+            holder.pop(sid, None)
+    if holder:
         conn.execute(
             insert(TombstonedSource),
             [
@@ -40,7 +54,7 @@ def hold_sources(
                     "entry_id": entry_id,
                     "created_ms": now,
                 }
-                for sid in fresh
+                for sid, entry_id in holder.items()
             ],
         )
 

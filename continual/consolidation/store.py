@@ -13,7 +13,7 @@ from sqlalchemy import Connection, Engine, func, select, update
 from continual import store
 from continual.consolidation.plan import MergePlan, plan_merges
 from continual.consolidation.similarity import ParaphraseCandidate
-from continual.maintenance.records import add_event
+from continual.maintenance.records import add_events, event_row
 from continual.tables import Entry, Receipt, Suggestion
 from continual.values import Decision
 
@@ -116,17 +116,21 @@ def apply_plan(conn: Connection, plan: MergePlan, *, now: int) -> int:
                 replaced_by=canonical.id,
                 tombstone_sources="[]",
             )
-            add_event(
+            add_events(
                 conn,
-                old,
-                action=MERGED,
-                reason=f"merged into {canonical.id}: {canonical.title}",
-                commit=None,
-                revision=revision,
-                before_text=old.text,
-                after_text=None,
-                actor="consolidation",
-                now=now,
+                [
+                    event_row(
+                        old,
+                        action=MERGED,
+                        reason=f"merged into {canonical.id}: {canonical.title}",
+                        commit=None,
+                        revision=revision,
+                        before_text=old.text,
+                        after_text=None,
+                        actor="consolidation",
+                        now=now,
+                    )
+                ],
             )
             conn.execute(
                 update(Receipt).where(Receipt.entry_id == lesson.id).values(entry_id=canonical.id)

@@ -7,15 +7,15 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine, bindparam, select, update
 
 from continual import store
 from continual.associations import associate
-from continual.maintenance.records import add_event, latest_action
+from continual.maintenance.records import add_events, event_row, latest_action
 from continual.maintenance.rules import Action, AnchoredEntry, Ruling
 from continual.recall import note_entry_change
 from continual.tables import Entry, LessonProvenance, Receipt
-from continual.tombstones import hold_sources, release_sources
+from continual.tombstones import hold_sources_of, release_sources
 
 log = logging.getLogger(__name__)
 
@@ -55,95 +55,6 @@ class Published:
     deferred: tuple[Ruling, ...] = ()
 
 
-def _retire(conn: Connection, verdict: Ruling, *, now: int) -> None:
-    """The lesson leaves every hand-out but keeps its text and receipts, so it can be explained
-    and restored; its sources cannot re-create it (they are the tombstone's)."""
-    current = store.entry(conn, verdict.entry_id)
-    if current is None or current.deleted_ms is not None:
-        raise store.EntryGone(verdict.entry_id)
-    sources = sorted(
-        set(
-            conn.execute(
-                select(Receipt.suggestion_id).where(Receipt.entry_id == verdict.entry_id)
-            ).scalars()
-        )
-    )
-    revision = store.cas_update(
-        conn,
-        verdict.entry_id,
-        verdict.revision,
-        deleted_ms=now,
-        tombstone_sources=json.dumps(sources),
-    )
-    hold_sources(conn, current.account_id, verdict.entry_id, sources, now=now)
-    add_event(
-        conn,
-        current,
-        action=RETIRED,
-        reason=verdict.reason,
-        commit=verdict.commit,
-        revision=revision,
-        before_text=current.text,
-        after_text=None,
-        actor=verdict.actor,
-        now=now,
-    )
-
-
-def _adapt(conn: Connection, verdict: Ruling, *, now: int) -> None:
-    current = store.entry(conn, verdict.entry_id)
-    if current is None or current.deleted_ms is not None:
-        raise store.EntryGone(verdict.entry_id)
-    assert verdict.title is not None and verdict.text is not None and verdict.anchors is not None
-    links = associate(
-        path=verdict.anchors.paths[0],
-        title=verdict.title,
-        lesson=verdict.text,
-        identifiers=verdict.anchors.names(),
-    )
-    revision = store.cas_update(
-        conn,
-        verdict.entry_id,
-        verdict.revision,
-        title=verdict.title,
-        text=verdict.text,
-        admission=None,
-        associations=json.dumps({k: list(v) for k, v in asdict(links).items()}, sort_keys=True),
-    )
-    _set_basis(conn, [verdict.entry_id], verdict.commit, now=now, anchors=verdict.anchors.to_json())
-    add_event(
-        conn,
-        current,
-        action=ADAPTED,
-        reason=verdict.reason,
-        commit=verdict.commit,
-        revision=revision,
-        before_text=current.text,
-        after_text=verdict.text,
-        actor=verdict.actor,
-        now=now,
-    )
-
-
-def _set_basis(
-    conn: Connection,
-    entry_ids: Sequence[str],
-    commit: str | None,
-    *,
-    now: int,
-    anchors: str | None = None,
-) -> int:
-    if commit is None or not entry_ids:
-        return 0
-    values: dict[str, object] = {"basis_sha": commit, "updated_ms": now}
-    if anchors is not None:
-        values["anchors"] = anchors
-    result = conn.execute(
-        update(LessonProvenance).where(LessonProvenance.entry_id.in_(entry_ids)).values(**values)
-    )
-    return int(result.rowcount or 0)
-
-
 def _apply(
     conn: Connection,
     verdicts: Sequence[Ruling],
@@ -151,16 +62,49 @@ def _apply(
     *,
     now: int,
 ) -> Published:
-    kept = adapted = retired = 0
-    for verdict in verdicts:
-        if verdict.action is Action.RETIRE:
-            _retire(conn, verdict, now=now)
-            retired += 1
-        elif verdict.action is Action.ADAPT:
-            _adapt(conn, verdict, now=now)
-            adapted += 1
-        elif verdict.action is Action.KEEP:
-            kept += 1
+    """Write every verdict, a few statements for them all: the lessons read at once, one
+    compare-and-swap statement for the retired and one for the adapted (a lesson that moved on
+    fails the run, which then decides again), one change-log bump, one insert of events."""
+    retiring = [v for v in verdicts if v.action is Action.RETIRE]
+    adapting = [v for v in verdicts if v.action is Action.ADAPT]
+    kept = sum(v.action is Action.KEEP for v in verdicts)
+    current = store.live_entries(conn, [v.entry_id for v in (*retiring, *adapting)])
+    sources = _sources(conn, [v.entry_id for v in retiring])
+    by_account: dict[int, list[tuple[str, int, dict[str, object]]]] = {}
+    for verdict in retiring:
+        values = {"deleted_ms": now, "tombstone_sources": json.dumps(sources[verdict.entry_id])}
+        by_account.setdefault(current[verdict.entry_id].account_id, []).append(
+            (verdict.entry_id, verdict.revision, values)
+        )
+    for verdict in adapting:
+        by_account.setdefault(current[verdict.entry_id].account_id, []).append(
+            (verdict.entry_id, verdict.revision, _adapted_values(verdict))
+        )
+    events = []
+    for account_id, changes in by_account.items():
+        store.cas_update_many(conn, account_id, changes)
+        retired_here = {
+            entry_id: sources[entry_id] for entry_id, _, v in changes if "deleted_ms" in v
+        }
+        hold_sources_of(conn, account_id, retired_here, now=now)
+    for verdict in (*retiring, *adapting):
+        lesson = current[verdict.entry_id]
+        retired = verdict.action is Action.RETIRE
+        events.append(
+            event_row(
+                lesson,
+                action=RETIRED if retired else ADAPTED,
+                reason=verdict.reason,
+                commit=verdict.commit,
+                revision=verdict.revision + 1,
+                before_text=lesson.text,
+                after_text=None if retired else verdict.text,
+                actor=verdict.actor,
+                now=now,
+            )
+        )
+    add_events(conn, events)
+    _set_anchors(conn, adapting, now=now)
     # Every other lesson proven at a basis moves to the head: untouched, its anchors hold there.
     decided = {v.entry_id for v in verdicts if v.action is not Action.KEEP}
     advanced = 0
@@ -171,7 +115,64 @@ def _apply(
     for head, ids in by_head.items():
         for start in range(0, len(ids), 500):
             advanced += _set_basis(conn, ids[start : start + 500], head, now=now)
-    return Published(kept, adapted, retired, advanced)
+    return Published(kept, len(adapting), len(retiring), advanced)
+
+
+def _sources(conn: Connection, entry_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The suggestions each retiring lesson's receipts name: its tombstone's sources, which
+    cannot re-create it."""
+    found: dict[str, set[str]] = {entry_id: set() for entry_id in entry_ids}
+    for start in range(0, len(entry_ids), 500):
+        rows = conn.execute(
+            select(Receipt.entry_id, Receipt.suggestion_id).where(
+                Receipt.entry_id.in_(entry_ids[start : start + 500])
+            )
+        )
+        for entry_id, suggestion_id in rows:
+            found[entry_id].add(suggestion_id)
+    return {entry_id: sorted(ids) for entry_id, ids in found.items()}
+
+
+def _adapted_values(verdict: Ruling) -> dict[str, object]:
+    assert verdict.title is not None and verdict.text is not None and verdict.anchors is not None
+    links = associate(
+        path=verdict.anchors.paths[0],
+        title=verdict.title,
+        lesson=verdict.text,
+        identifiers=verdict.anchors.names(),
+    )
+    return {
+        "title": verdict.title,
+        "text": verdict.text,
+        "admission": None,
+        "associations": json.dumps({k: list(v) for k, v in asdict(links).items()}, sort_keys=True),
+    }
+
+
+def _set_anchors(conn: Connection, adapted: Sequence[Ruling], *, now: int) -> None:
+    """An adapted lesson's provenance moves to the commit it was adapted at, with its new
+    anchors: one statement for them all."""
+    rows = [
+        {"b_id": v.entry_id, "b_basis": v.commit, "b_anchors": v.anchors.to_json()}
+        for v in adapted
+        if v.commit is not None and v.anchors is not None
+    ]
+    if rows:
+        conn.execute(
+            update(LessonProvenance)
+            .where(LessonProvenance.entry_id == bindparam("b_id"))
+            .values(basis_sha=bindparam("b_basis"), anchors=bindparam("b_anchors"), updated_ms=now),
+            rows,
+        )
+
+
+def _set_basis(conn: Connection, entry_ids: Sequence[str], commit: str, *, now: int) -> int:
+    result = conn.execute(
+        update(LessonProvenance)
+        .where(LessonProvenance.entry_id.in_(entry_ids))
+        .values(basis_sha=commit, updated_ms=now)
+    )
+    return int(result.rowcount or 0)
 
 
 def publish(
@@ -229,17 +230,21 @@ def restore(conn: Connection, entry_id: str, *, expected: int, actor: str, now: 
         raise store.RevisionConflict(entry_id, expected)
     release_sources(conn, entry_id)
     note_entry_change(conn, entry_id, current.account_id)
-    add_event(
+    add_events(
         conn,
-        current,
-        action=RESTORED,
-        reason=f"restored by {actor}",
-        commit=None,
-        revision=expected + 1,
-        before_text=current.text,
-        after_text=current.text,
-        actor=actor,
-        now=now,
+        [
+            event_row(
+                current,
+                action=RESTORED,
+                reason=f"restored by {actor}",
+                commit=None,
+                revision=expected + 1,
+                before_text=current.text,
+                after_text=current.text,
+                actor=actor,
+                now=now,
+            )
+        ],
     )
     return expected + 1
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, case, insert, select, update
@@ -118,8 +118,7 @@ def live_lessons(conn: Connection, repository_id: int) -> list[AnchoredEntry]:
     return lessons
 
 
-def add_event(
-    conn: Connection,
+def event_row(
     entry: StoredEntry,
     *,
     action: str,
@@ -130,22 +129,27 @@ def add_event(
     after_text: str | None,
     actor: str,
     now: int,
-) -> None:
-    conn.execute(
-        insert(LessonEvent).values(
-            account_id=entry.account_id,
-            repository_id=entry.repository_id,
-            entry_id=entry.id,
-            action=action,
-            reason=reason,
-            commit_sha=commit,
-            revision=revision,
-            before_text=before_text,
-            after_text=after_text,
-            actor=actor,
-            at_ms=now,
-        )
-    )
+) -> dict[str, object]:
+    """One lesson event as ``add_events`` writes it."""
+    return {
+        "account_id": entry.account_id,
+        "repository_id": entry.repository_id,
+        "entry_id": entry.id,
+        "action": action,
+        "reason": reason,
+        "commit_sha": commit,
+        "revision": revision,
+        "before_text": before_text,
+        "after_text": after_text,
+        "actor": actor,
+        "at_ms": now,
+    }
+
+
+def add_events(conn: Connection, rows: Sequence[Mapping[str, object]]) -> None:
+    """Many lesson events in one statement."""
+    if rows:
+        conn.execute(insert(LessonEvent), list(rows))
 
 
 def latest_action(conn: Connection, entry_id: str) -> str | None:

@@ -7,9 +7,10 @@ What recall offers the rest of the project, and the only names it should import 
   (all of them, with their widening), `read_lessons` (the rows as they are);
 - the snapshot that answers recall, and the per-process cache that keeps it fresh: `Snapshot`,
   `SnapshotCache`, `build_snapshot`;
-- what the store calls when an entry is written: `note_entry_change` (so cached snapshots see it),
-  `generation_of` (an account's change counter), `number_links` and `number_account` (the numbers
-  the index reads an entry's links by).
+- what the store calls when an entry is written: `note_entry_change` (so cached snapshots see it;
+  `note_entry_changes` for many at once), `generation_of` (an account's change counter),
+  `number_links`, `number_many` and `number_account` (the numbers the index reads an entry's
+  links by).
 
 Each name is loaded from its module on first use, so a caller that needs only `Card` does not pay
 for numpy, the tables and the snapshot. Tests and benchmarks of recall's own workings (the index,
@@ -31,12 +32,14 @@ if TYPE_CHECKING:
     from continual.recall.cards import Scored as Scored
     from continual.recall.changes import generation_of as generation_of
     from continual.recall.changes import note_entry_change as note_entry_change
+    from continual.recall.changes import note_entry_changes as note_entry_changes
     from continual.recall.lessons import Lesson as Lesson
     from continual.recall.lessons import SourceReceipt as SourceReceipt
     from continual.recall.lessons import load_lessons as load_lessons
     from continual.recall.lessons import read_lessons as read_lessons
     from continual.recall.numbering import number_account as number_account
     from continual.recall.numbering import number_links as number_links
+    from continual.recall.numbering import number_many as number_many
     from continual.recall.snapshot import Snapshot as Snapshot
     from continual.recall.snapshot import build_snapshot as build_snapshot
 
@@ -46,12 +49,14 @@ HOMES = {
     "Scored": "cards",
     "generation_of": "changes",
     "note_entry_change": "changes",
+    "note_entry_changes": "changes",
     "Lesson": "lessons",
     "SourceReceipt": "lessons",
     "load_lessons": "lessons",
     "read_lessons": "lessons",
     "number_account": "numbering",
     "number_links": "numbering",
+    "number_many": "numbering",
     "Snapshot": "snapshot",
     "SnapshotCache": "cache",
     "build_snapshot": "snapshot",

@@ -36,14 +36,42 @@ def note_entry_change(conn: Connection, entry_id: str, account_id: int | None = 
     conn.execute(
         insert(EntryChange).values(account_id=account, generation=generation, entry_id=entry_id)
     )
-    if generation % PRUNE_EVERY == 0:
+    _prune(conn, account, generation, generation)
+    return account
+
+
+def note_entry_changes(conn: Connection, account_id: int, entry_ids: Sequence[str]) -> None:
+    """``note_entry_change`` for many entries of one account in two statements: the generation
+    moves on by their number at once (under the same row lock), one log row for each."""
+    if not entry_ids:
+        return
+    last = conn.execute(
+        update(Account)
+        .where(Account.id == account_id)
+        .values(store_generation=Account.store_generation + len(entry_ids))
+        .returning(Account.store_generation)
+    ).scalar_one()
+    first = int(last) - len(entry_ids) + 1
+    conn.execute(
+        insert(EntryChange),
+        [
+            {"account_id": account_id, "generation": first + n, "entry_id": entry_id}
+            for n, entry_id in enumerate(entry_ids)
+        ],
+    )
+    _prune(conn, account_id, first, int(last))
+
+
+def _prune(conn: Connection, account_id: int, first: int, last: int) -> None:
+    """Drop the log rows KEEP_CHANGES generations behind, when ``first..last`` crossed a
+    multiple of PRUNE_EVERY."""
+    if last // PRUNE_EVERY != (first - 1) // PRUNE_EVERY:
         conn.execute(
             delete(EntryChange).where(
-                EntryChange.account_id == account,
-                EntryChange.generation <= generation - KEEP_CHANGES,
+                EntryChange.account_id == account_id,
+                EntryChange.generation <= last - KEEP_CHANGES,
             )
         )
-    return account
 
 
 # Built once: every question any surface asks starts with this read.

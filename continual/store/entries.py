@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
-from continual.recall import note_entry_change, number_links
+from continual.recall import note_entry_change, note_entry_changes, number_links, number_many
 from continual.secrets import redact, redact_json, redact_values
 from continual.stored import StoredEntry
 from continual.tables import Entry, LessonEvent, LessonProvenance, Receipt
 from continual.tombstones import hold_sources
+
+# Ids per statement when many entries are read at once (SQLite's variable limit is 32,766).
+_IDS_AT_ONCE = 500
 
 
 class RevisionConflict(Exception):
@@ -131,6 +134,80 @@ def cas_update(conn: Connection, entry_id: str, expected: int, **values: Any) ->
         numbers = number_links(conn, account_id, values["associations"])
         conn.execute(update(Entry).where(Entry.id == entry_id).values(link_numbers=numbers))
     return expected + 1
+
+
+def live_entries(conn: Connection, entry_ids: Collection[str]) -> dict[str, StoredEntry]:
+    """The entries ``entry_ids`` name, by id, in one read; EntryGone for the first one missing
+    or deleted."""
+    found: dict[str, StoredEntry] = {}
+    wanted = sorted(entry_ids)
+    for start in range(0, len(wanted), _IDS_AT_ONCE):
+        chunk = wanted[start : start + _IDS_AT_ONCE]
+        for row in conn.execute(select(Entry).where(Entry.id.in_(chunk))):
+            found[row.id] = StoredEntry.of(row)
+    for entry_id in wanted:
+        current = found.get(entry_id)
+        if current is None or current.deleted_ms is not None:
+            raise EntryGone(entry_id)
+    return found
+
+
+def cas_update_many(
+    conn: Connection, account_id: int, changes: Sequence[tuple[str, int, Mapping[str, Any]]]
+) -> None:
+    """``cas_update`` for many entries of one account, ``(entry_id, expected, values)`` each,
+    every one to ``expected + 1``: one change-log bump for them all and one statement per set of
+    columns changed. When one of them moved on it raises as ``cas_update`` does, and the caller's
+    transaction must roll back (the others were written)."""
+    if not changes:
+        return
+    # The account's row lock first: links are numbered under it.
+    note_entry_changes(conn, account_id, [entry_id for entry_id, _, _ in changes])
+    rows = [
+        (entry_id, expected, _redacted_entry_values(dict(values)))
+        for entry_id, expected, values in changes
+    ]
+    linked = [values for _, _, values in rows if "associations" in values]
+    numbers = number_many(conn, account_id, [values["associations"] for values in linked])
+    for values, number in zip(linked, numbers, strict=True):
+        values["link_numbers"] = number
+    by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for entry_id, expected, values in rows:
+        by_columns.setdefault(tuple(sorted(values)), []).append(
+            {
+                "b_id": entry_id,
+                "b_expected": expected,
+                "b_revision": expected + 1,
+                **{f"b_{column}": value for column, value in values.items()},
+            }
+        )
+    for columns, parameters in by_columns.items():
+        statement = (
+            update(Entry)
+            .where(
+                Entry.id == bindparam("b_id"),
+                Entry.revision == bindparam("b_expected"),
+                Entry.deleted_ms.is_(None),
+            )
+            .values(
+                revision=bindparam("b_revision"),
+                **{column: bindparam(f"b_{column}") for column in columns},
+            )
+        )
+        if conn.execute(statement, parameters).rowcount != len(parameters):
+            _raise_moved_on(conn, parameters)
+
+
+def _raise_moved_on(conn: Connection, parameters: Sequence[Mapping[str, Any]]) -> None:
+    for row in parameters:
+        current = entry(conn, row["b_id"])
+        if current is None or current.deleted_ms is not None:
+            raise EntryGone(row["b_id"])
+        if current.revision != row["b_revision"]:
+            raise RevisionConflict(row["b_id"], row["b_expected"])
+    # Each is at the revision this update gives it, yet one was not updated here: another writer
+    # took it there first. The count cannot tell which.
+    raise RevisionConflict(parameters[0]["b_id"], parameters[0]["b_expected"])
 
 
 def _redacted_entry_values(values: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import Connection, Engine, select
+from sqlalchemy import Connection, Engine, event, select
 
 from continual import store
 from continual.maintenance import (
@@ -20,7 +20,7 @@ from continual.maintenance import (
 )
 from continual.maintenance.anchors import head_side, rewrite
 from continual.maintenance.plan import Decider, make_plan
-from continual.tables import Entry, LessonEvent, LessonProvenance
+from continual.tables import Entry, EntryChange, LessonEvent, LessonProvenance, TombstonedSource
 from continual.writeback.apply import apply_decisions, new_entry_for
 from ghsim.patches import addition_patch
 from tests.support.store import (
@@ -222,3 +222,132 @@ def test_a_seat_answer_for_an_older_revision_is_never_applied(engine: Engine, le
     assert result.retired == 0
     with engine.connect() as conn:
         assert conn.execute(select(Entry.deleted_ms)).scalar_one() is None
+
+
+# Fourteen mechanisms no paraphrase check would merge: (title, the lesson's subject).
+MECHANISMS = (
+    ("Unchecked parse result", "the result of `parse_config`"),
+    ("Leaked file handle", "the handle `open_report` returns"),
+    ("Missing request timeout", "a timeout on `fetch_page`"),
+    ("Unbounded retry loop", "the retries of `send_mail`"),
+    ("Mutable default argument", "the default list of `add_tags`"),
+    ("Swallowed exception", "the error `load_cache` raises"),
+    ("Naive datetime", "the timezone of `stamp_event`"),
+    ("Quadratic string building", "the joins in `render_rows`"),
+    ("Unvalidated redirect", "the target of `follow_link`"),
+    ("Shell injection", "the arguments of `run_hook`"),
+    ("Float money", "the decimals of `charge_card`"),
+    ("Unsorted glob", "the order of `list_plugins`"),
+    ("Shared cursor", "the cursor of `export_table`"),
+    ("Missing lock", "the counter `bump_visits` writes"),
+)
+
+
+def learned_many(engine: Engine, count: int) -> list[str]:
+    """``count`` accepted lessons of src/app.py, each of its own mechanism."""
+    seed_tenant(engine)
+    for title, subject in MECHANISMS[:count]:
+        lesson_text = f"Check {subject} first."
+        sid = add_suggestion(engine, title=title, lesson=lesson_text, anchors=anchored(lesson_text))
+        apply_decisions(engine, [decision(sid)], now=1)
+    with engine.connect() as conn:
+        ids = [str(x) for x in conn.execute(select(Entry.id).order_by(Entry.id)).scalars()]
+    assert len(ids) == count
+    return ids
+
+
+def mixed_verdicts(engine: Engine, ids: list[str]) -> list[Ruling]:
+    """The first half retired, the rest adapted to lib/app.py."""
+    with engine.connect() as conn:
+        entries = store.live_entries(conn, ids)
+    verdicts = []
+    for n, entry_id in enumerate(ids):
+        revision = entries[entry_id].revision
+        if n < len(ids) // 2:
+            verdicts.append(
+                Ruling(entry_id, revision, Action.RETIRE, "src/app.py was deleted", HEAD)
+            )
+        else:
+            text = f"Check {entries[entry_id].text[6:-7]} in lib/app.py first."
+            anchors = Anchors(("lib/app.py",))
+            verdicts.append(
+                Ruling(
+                    entry_id,
+                    revision,
+                    Action.ADAPT,
+                    "src/app.py moved to lib/app.py",
+                    HEAD,
+                    title=entries[entry_id].title,
+                    text=text,
+                    anchors=anchors,
+                )
+            )
+    return verdicts
+
+
+def statements_of_publishing(engine: Engine, verdicts: list[Ruling]) -> int:
+    seen: list[str] = []
+
+    def count(_conn: object, _cursor: object, sql: str, *_rest: object) -> None:
+        seen.append(sql)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        result = publish(engine, lambda _conn: (verdicts, {}), now=10)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert (result.retired, result.adapted, result.conflicts) == (
+        sum(v.action is Action.RETIRE for v in verdicts),
+        sum(v.action is Action.ADAPT for v in verdicts),
+        0,
+    )
+    return len(seen)
+
+
+def test_publishing_twelve_verdicts_costs_the_statements_of_two(engine: Engine) -> None:
+    """Retiring and adapting lessons takes a few statements for all of them: the lessons are
+    read, changed, logged and their events written together, however many there are."""
+    ids = learned_many(engine, 14)
+    few, many = ids[:2], ids[2:]
+    first, second = mixed_verdicts(engine, few), mixed_verdicts(engine, many)
+    two = statements_of_publishing(engine, first)
+    # The twelve's link names were numbered by the two: two statements fewer.
+    assert statements_of_publishing(engine, second) <= two
+    with engine.connect() as conn:
+        rows = conn.execute(select(Entry.id, Entry.revision, Entry.deleted_ms)).all()
+        events = conn.execute(select(LessonEvent.entry_id, LessonEvent.action)).all()
+        changes = conn.execute(
+            select(EntryChange.generation, EntryChange.entry_id).order_by(EntryChange.generation)
+        ).all()
+        held = conn.execute(select(TombstonedSource.entry_id)).scalars().all()
+        provenance = select(LessonProvenance.entry_id, LessonProvenance.basis_sha)
+        bases = {row.entry_id: row.basis_sha for row in conn.execute(provenance)}
+    retired = {*few[:1], *many[:6]}
+    assert {r.id for r in rows if r.deleted_ms is not None} == retired
+    assert {r.id: r.revision for r in rows} == {v.entry_id: v.revision + 1 for v in first + second}
+    assert sorted(events) == sorted(
+        (entry_id, "retired" if entry_id in retired else "adapted") for entry_id in ids
+    )
+    # One change-log row per changed lesson, in contiguous generations, the twelve after the two.
+    logged = changes[-14:]
+    assert [g for g, _ in logged] == list(range(logged[0][0], logged[0][0] + 14))
+    assert [entry_id for _, entry_id in logged] == few + many
+    assert sorted(held) == sorted(retired)
+    assert {e for e, basis in bases.items() if basis == HEAD} == set(ids) - retired
+
+
+def test_a_lesson_that_moved_on_fails_the_whole_batch(engine: Engine) -> None:
+    """One stale revision among many: nothing of the batch is written, the run decides again."""
+    ids = learned_many(engine, 6)
+    verdicts = mixed_verdicts(engine, ids)
+    with engine.begin() as conn:
+        store.cas_update(conn, ids[4], verdicts[4].revision, last_confirmed_ms=5)
+    result = publish(engine, lambda _conn: (verdicts, {}), now=10)
+    assert (result.retired, result.adapted, result.conflicts) == (0, 0, 2)
+    assert {v.entry_id for v in result.deferred} == set(ids)
+    with engine.connect() as conn:
+        assert conn.execute(select(Entry.id).where(Entry.deleted_ms.is_not(None))).all() == []
+        assert conn.execute(select(LessonEvent)).all() == []
+        assert conn.execute(select(TombstonedSource)).all() == []
+        texts = conn.execute(select(Entry.text)).scalars().all()
+        assert len(texts) == 6 and not any("lib/app.py" in text for text in texts)
