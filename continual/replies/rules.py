@@ -148,8 +148,6 @@ AGREEMENT = re.compile(_either(*(f"(?:{lang.agreement})" for lang in LANGUAGES i
 AGREEMENT_CUE = re.compile(_either(*(lang.agreement_cue for lang in LANGUAGES)))
 # Agreement is said in a few words; a longer reply says something else too.
 MAX_AGREEMENT_CHARS = 120
-# Later work ("in a follow-up", "nicht in diesem PR", "別のPRで"): decides nothing.
-DEFERRAL = re.compile(_either(*(lang.deferral for lang in LANGUAGES)))
 # The project moved to another tool ("we switched to ruff"): no acceptance in that sentence.
 MOVED_ON = re.compile(_either(*(lang.moved_on for lang in LANGUAGES)))
 RE_REVIEW = re.compile(_either(*(f"(?:{lang.re_review})" for lang in LANGUAGES if lang.re_review)))
