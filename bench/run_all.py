@@ -22,7 +22,7 @@ BAR = re.compile(
     r"^bar (?P<name>[^:]+): (?P<value>\S+) (?P<unit>.*?) \(target (?P<target>[^)]*)\) (?P<verdict>PASS|FAIL)$"
 )
 BENCHMARKS = {
-    "ingress": (["bench/ingress.py", "--seconds", "60"], ["bench/ingress.py", "--seconds", "10"]),
+    "ingress": (["bench/ingress.py", "--seconds", "60"], ["bench/ingress.py", "--seconds", "12"]),
     "door": (["bench/door.py", "--seconds", "15"], ["bench/door.py", "--seconds", "6"]),
     "jobqueue": (["bench/jobqueue.py", "--jobs", "3000"], ["bench/jobqueue.py", "--jobs", "1000"]),
     "recall": (["bench/recall.py"], ["bench/recall.py", "--entries", "100000", "--queries", "100"]),
@@ -57,7 +57,7 @@ def machine() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="shorter runs (10 s ingress)")
+    parser.add_argument("--quick", action="store_true", help="shorter runs (12 s ingress)")
     parser.add_argument("--only", action="append", choices=sorted(BENCHMARKS))
     args = parser.parse_args()
     rows: list[tuple[str, dict[str, str]]] = []

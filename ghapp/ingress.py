@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, insert, or_, select
+from sqlalchemy import Engine, bindparam, insert, or_, select
 from sqlalchemy.exc import DataError, IntegrityError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
@@ -45,6 +45,17 @@ OUTCOMES = {
     500: "error",
     503: "not_installed",
 }
+
+
+# Built once: the writer runs them for every batch, and building them cost more CPU than running
+# them (docs/performance.md, "Ingress").
+_SEEN = select(Delivery.id, Delivery.body_sha256).where(
+    or_(
+        Delivery.id.in_(bindparam("ids", expanding=True)),
+        Delivery.body_sha256.in_(bindparam("shas", expanding=True)),
+    )
+)
+_INSERT_DELIVERIES = insert(Delivery)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,11 +221,7 @@ class DeliveryWriter:
         now = now_ms()
         with self.engine.begin() as conn:
             seen: set[str] = set()
-            for delivery_id, body_sha in conn.execute(
-                select(Delivery.id, Delivery.body_sha256).where(
-                    or_(Delivery.id.in_(ids), Delivery.body_sha256.in_(shas))
-                )
-            ):
+            for delivery_id, body_sha in conn.execute(_SEEN, {"ids": ids, "shas": shas}):
                 seen.add(delivery_id)
                 seen.add(body_sha)
             results: list[Recorded] = []
@@ -240,7 +247,7 @@ class DeliveryWriter:
                 jobs.extend(job_rows(incoming.jobs, delivery_id=incoming.delivery_id, now=now))
                 results.append(Recorded(duplicate=False, jobs=len(incoming.jobs)))
             if deliveries:
-                conn.execute(insert(Delivery), deliveries)
+                conn.execute(_INSERT_DELIVERIES, deliveries)
             insert_jobs(conn, jobs)
         return results
 

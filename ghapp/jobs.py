@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from sqlalchemy import Connection, Engine, Update, bindparam, func, insert, select, text, update
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.elements import BindParameter
 
 from continual.secrets import redact
 from ghapp.db import reading
@@ -142,16 +143,25 @@ def job_rows(
     ]
 
 
+# Built once: every delivery's transaction runs them, and building a statement cost more CPU
+# than running it (docs/performance.md, "Ingress").
+_KEYS: BindParameter[list[object]] = bindparam("keys", expanding=True)
+_NOT_STARTED = select(Job.serial_key, Job.kind).where(
+    Job.serial_key.in_(_KEYS), Job.state.in_((JobState.QUEUED.value, JobState.WAITING.value))
+)
+_BUSY_KEYS = (
+    select(Job.serial_key)
+    .where(Job.serial_key.in_(_KEYS), Job.state.in_((*HEAD_STATES, JobState.WAITING.value)))
+    .distinct()
+)
+_INSERT_JOBS = insert(Job)
+
+
 def _not_started(conn: Connection, keys: set[object]) -> set[tuple[object, object]]:
     """(serial key, kind) of every job on these keys that has not started yet."""
     if not keys:
         return set()
-    found = conn.execute(
-        select(Job.serial_key, Job.kind).where(
-            Job.serial_key.in_(list(keys)),
-            Job.state.in_((JobState.QUEUED.value, JobState.WAITING.value)),
-        )
-    )
+    found = conn.execute(_NOT_STARTED, {"keys": list(keys)})
     return {(key, kind) for key, kind in found}
 
 
@@ -182,16 +192,7 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
     keys = {row["serial_key"] for row in rows if row["serial_key"] is not None}
     busy: set[object] = set()
     if keys:
-        busy.update(
-            conn.execute(
-                select(Job.serial_key)
-                .where(
-                    Job.serial_key.in_(list(keys)),
-                    Job.state.in_((*HEAD_STATES, JobState.WAITING.value)),
-                )
-                .distinct()
-            ).scalars()
-        )
+        busy.update(conn.execute(_BUSY_KEYS, {"keys": list(keys)}).scalars())
     for row in rows:
         key = row["serial_key"]
         if key is None:
@@ -199,7 +200,7 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
         if key in busy:
             row["state"] = JobState.WAITING.value
         busy.add(key)
-    conn.execute(insert(Job), rows)
+    conn.execute(_INSERT_JOBS, rows)
     return len(rows)
 
 
