@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 RETIRED = "retired"
 ADAPTED = "adapted"
 RESTORED = "restored"
+IDS_AT_ONCE = 500  # entry ids per IN list
 
 
 class NotRetired(Exception):
@@ -72,6 +73,8 @@ def _apply(
     sources = _sources(conn, [v.entry_id for v in retiring])
     by_account: dict[int, list[tuple[str, int, dict[str, object]]]] = {}
     for verdict in retiring:
+        # A retired lesson leaves every hand-out but keeps its text and receipts, so it can be
+        # explained and restored; its sources cannot re-create it (they are the tombstone's).
         values = {"deleted_ms": now, "tombstone_sources": json.dumps(sources[verdict.entry_id])}
         by_account.setdefault(current[verdict.entry_id].account_id, []).append(
             (verdict.entry_id, verdict.revision, values)
@@ -80,13 +83,13 @@ def _apply(
         by_account.setdefault(current[verdict.entry_id].account_id, []).append(
             (verdict.entry_id, verdict.revision, _adapted_values(verdict))
         )
-    events = []
     for account_id, changes in by_account.items():
         store.cas_update_many(conn, account_id, changes)
         retired_here = {
             entry_id: sources[entry_id] for entry_id, _, v in changes if "deleted_ms" in v
         }
         hold_sources_of(conn, account_id, retired_here, now=now)
+    events = []
     for verdict in (*retiring, *adapting):
         lesson = current[verdict.entry_id]
         retired = verdict.action is Action.RETIRE
@@ -113,8 +116,8 @@ def _apply(
         if entry_id not in decided:
             by_head.setdefault(head, []).append(entry_id)
     for head, ids in by_head.items():
-        for start in range(0, len(ids), 500):
-            advanced += _set_basis(conn, ids[start : start + 500], head, now=now)
+        for start in range(0, len(ids), IDS_AT_ONCE):
+            advanced += _set_basis(conn, ids[start : start + IDS_AT_ONCE], head, now=now)
     return Published(kept, len(adapting), len(retiring), advanced)
 
 
@@ -122,10 +125,10 @@ def _sources(conn: Connection, entry_ids: Sequence[str]) -> dict[str, list[str]]
     """The suggestions each retiring lesson's receipts name: its tombstone's sources, which
     cannot re-create it."""
     found: dict[str, set[str]] = {entry_id: set() for entry_id in entry_ids}
-    for start in range(0, len(entry_ids), 500):
+    for start in range(0, len(entry_ids), IDS_AT_ONCE):
         rows = conn.execute(
             select(Receipt.entry_id, Receipt.suggestion_id).where(
-                Receipt.entry_id.in_(entry_ids[start : start + 500])
+                Receipt.entry_id.in_(entry_ids[start : start + IDS_AT_ONCE])
             )
         )
         for entry_id, suggestion_id in rows:

@@ -199,12 +199,18 @@ def cas_update_many(
 
 
 def _raise_moved_on(conn: Connection, parameters: Sequence[Mapping[str, Any]]) -> None:
+    """Raise for the first of an update's entries that it did not write."""
     for row in parameters:
         current = entry(conn, row["b_id"])
+        if (
+            current is not None
+            and current.revision == row["b_revision"]
+            and current.deleted_ms == row.get("b_deleted_ms")
+        ):
+            continue  # written by this update (a retired one is deleted now, by it)
         if current is None or current.deleted_ms is not None:
             raise EntryGone(row["b_id"])
-        if current.revision != row["b_revision"]:
-            raise RevisionConflict(row["b_id"], row["b_expected"])
+        raise RevisionConflict(row["b_id"], row["b_expected"])
     # Each is at the revision this update gives it, yet one was not updated here: another writer
     # took it there first. The count cannot tell which.
     raise RevisionConflict(parameters[0]["b_id"], parameters[0]["b_expected"])

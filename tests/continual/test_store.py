@@ -14,7 +14,7 @@ from continual.lifecycle import CONFIRMATION_TTL_MS, entry_state
 from continual.tables import Entry, Receipt
 from continual.values import Decision, EntryState, Reason
 from continual.writeback.apply import apply_decisions, new_entry_for
-from tests.support.store import add_suggestion, decision, seed_tenant
+from tests.support.store import ACCOUNT_ID, add_suggestion, decision, seed_tenant
 
 NOW = 1_700_000_000_000
 
@@ -341,3 +341,40 @@ def test_every_source_and_reason_fits_its_column() -> None:
     assert max(len(source.value) for source in Source) <= columns.source.type.length
     assert max(len(reason.value) for reason in Reason) <= columns.reason.type.length
     assert len("judge:") + 100 <= columns.rule.type.length, "a judge's rule names its seat"
+
+
+def three_entries(db: Engine) -> list[str]:
+    ids = []
+    sids = [add_suggestion(db, title=f"Mechanism number {n}") for n in range(3)]
+    with db.begin() as conn:
+        for sid in sids:
+            suggestion = store.suggestion(conn, sid)
+            assert suggestion is not None
+            ids.append(store.create_entry(conn, new_entry_for(suggestion), now=NOW))
+    return ids
+
+
+def test_many_cas_updates_write_all_or_name_the_entry_that_moved_on(db: Engine) -> None:
+    first, second, third = three_entries(db)
+    with db.begin() as conn:  # another writer: `second` is at 2, where the batch would take it
+        store.cas_update(conn, second, 1, last_confirmed_ms=5)
+    with pytest.raises(store.RevisionConflict), db.begin() as conn:
+        changes = [(entry_id, 1, {"demoted_ms": NOW}) for entry_id in (first, second, third)]
+        store.cas_update_many(conn, ACCOUNT_ID, changes)
+    with db.begin() as conn:  # and past it: the conflict names it
+        store.cas_update(conn, second, 2, last_confirmed_ms=6)
+    with pytest.raises(store.RevisionConflict) as conflict, db.begin() as conn:
+        changes = [(entry_id, 1, {"demoted_ms": NOW}) for entry_id in (first, second, third)]
+        store.cas_update_many(conn, ACCOUNT_ID, changes)
+    assert conflict.value.entry_id == second and conflict.value.expected == 1
+    with db.begin() as conn:
+        store.tombstone(conn, third, expected=1, now=NOW)
+    with pytest.raises(store.EntryGone) as gone, db.begin() as conn:
+        changes = [(first, 1, {"demoted_ms": NOW}), (second, 3, {"demoted_ms": NOW})]
+        store.cas_update_many(conn, ACCOUNT_ID, [*changes, (third, 1, {"demoted_ms": NOW})])
+    assert gone.value.args and third in str(gone.value)
+    # Nothing of either batch was written: the transaction rolled back.
+    assert {row.id: row.revision for row in entries(db) if row.id != third} == {first: 1, second: 3}
+    with db.begin() as conn:
+        store.cas_update_many(conn, ACCOUNT_ID, [(first, 1, {"demoted_ms": NOW}), (second, 3, {})])
+    assert {row.id: row.revision for row in entries(db) if row.id != third} == {first: 2, second: 4}
