@@ -6,10 +6,8 @@ from collections.abc import Collection, Mapping
 
 from sqlalchemy import Connection, delete, insert, select
 
+from continual.batches import in_lists
 from continual.tables import TombstonedSource
-
-# Sources looked up per statement.
-_SOURCES_AT_ONCE = 500
 
 
 def is_tombstoned_source(conn: Connection, source_id: str) -> bool:
@@ -36,9 +34,7 @@ def hold_sources_of(
     for entry_id, sources in by_entry.items():
         for sid in sources:
             holder.setdefault(sid, entry_id)
-    wanted = list(holder)
-    for start in range(0, len(wanted), _SOURCES_AT_ONCE):
-        chunk = wanted[start : start + _SOURCES_AT_ONCE]
+    for chunk in in_lists(list(holder)):
         known = conn.execute(
             select(TombstonedSource.suggestion_id).where(TombstonedSource.suggestion_id.in_(chunk))
         ).scalars()

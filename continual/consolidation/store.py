@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, select, update
 
 from continual import store
+from continual.batches import in_lists
 from continual.consolidation.plan import MergePlan, plan_merges
 from continual.consolidation.similarity import ParaphraseCandidate
 from continual.maintenance.records import add_events, event_row
@@ -21,7 +22,6 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 MERGED = "merged"  # the lesson event of an entry merged into another (listed with the retired)
-CHUNK = 500  # entry ids per IN list
 
 
 def lessons_of(
@@ -39,11 +39,11 @@ def lessons_of(
     entries = conn.execute(query).all()
     counts: dict[str, int] = {}
     ids = [row.id for row in entries]
-    for chunk in range(0, len(ids), CHUNK):
+    for chunk in in_lists(ids):
         rows = conn.execute(
             select(Receipt.entry_id, func.count())
             .where(
-                Receipt.entry_id.in_(ids[chunk : chunk + CHUNK]),
+                Receipt.entry_id.in_(chunk),
                 Receipt.decision == Decision.ACCEPTED.value,
                 Receipt.superseded.is_(False),
             )

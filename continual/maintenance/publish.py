@@ -11,6 +11,7 @@ from sqlalchemy import Connection, Engine, bindparam, select, update
 
 from continual import store
 from continual.associations import associate
+from continual.batches import in_lists
 from continual.maintenance.records import add_events, event_row, latest_action
 from continual.maintenance.rules import Action, AnchoredEntry, Ruling
 from continual.recall import note_entry_change
@@ -22,7 +23,6 @@ log = logging.getLogger(__name__)
 RETIRED = "retired"
 ADAPTED = "adapted"
 RESTORED = "restored"
-IDS_AT_ONCE = 500  # entry ids per IN list
 
 
 class NotRetired(Exception):
@@ -116,8 +116,8 @@ def _apply(
         if entry_id not in decided:
             by_head.setdefault(head, []).append(entry_id)
     for head, ids in by_head.items():
-        for start in range(0, len(ids), IDS_AT_ONCE):
-            advanced += _set_basis(conn, ids[start : start + IDS_AT_ONCE], head, now=now)
+        for chunk in in_lists(ids):
+            advanced += _set_basis(conn, chunk, head, now=now)
     return Published(kept, len(adapting), len(retiring), advanced)
 
 
@@ -125,11 +125,9 @@ def _sources(conn: Connection, entry_ids: Sequence[str]) -> dict[str, list[str]]
     """The suggestions each retiring lesson's receipts name: its tombstone's sources, which
     cannot re-create it."""
     found: dict[str, set[str]] = {entry_id: set() for entry_id in entry_ids}
-    for start in range(0, len(entry_ids), IDS_AT_ONCE):
+    for chunk in in_lists(entry_ids):
         rows = conn.execute(
-            select(Receipt.entry_id, Receipt.suggestion_id).where(
-                Receipt.entry_id.in_(entry_ids[start : start + IDS_AT_ONCE])
-            )
+            select(Receipt.entry_id, Receipt.suggestion_id).where(Receipt.entry_id.in_(chunk))
         )
         for entry_id, suggestion_id in rows:
             found[entry_id].add(suggestion_id)

@@ -21,12 +21,12 @@ import numpy.typing as npt
 import orjson
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
+from continual.batches import in_lists
 from continual.recall.cards import FILE, FOLDER, GROUP, NAME, Links, Normal
 from continual.secrets import redact
 from continual.tables import Account, Entry, LinkName
 
 NUMBER = np.dtype("<i4")  # how an entry's numbers are stored
-CHUNK = 500  # names looked up per statement
 ENTRIES_AT_ONCE = 2_000  # entries numbered per round when filling an account's
 
 
@@ -70,11 +70,10 @@ def number_many(
         keyed.append(digests)
     known: dict[str, int] = {}
     wanted = list(texts)
-    for start in range(0, len(wanted), CHUNK):
+    for chunk in in_lists(wanted):
         found = conn.execute(
             select(LinkName.digest, LinkName.number).where(
-                LinkName.account_id == account_id,
-                LinkName.digest.in_(wanted[start : start + CHUNK]),
+                LinkName.account_id == account_id, LinkName.digest.in_(chunk)
             )
         )
         known.update((digest, number) for digest, number in found)

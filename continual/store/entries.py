@@ -10,14 +10,12 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
+from continual.batches import in_lists
 from continual.recall import note_entry_change, note_entry_changes, number_links, number_many
 from continual.secrets import redact, redact_json, redact_values
 from continual.stored import StoredEntry
 from continual.tables import Entry, LessonEvent, LessonProvenance, Receipt
 from continual.tombstones import hold_sources
-
-# Ids per statement when many entries are read at once (SQLite's variable limit is 32,766).
-_IDS_AT_ONCE = 500
 
 
 class RevisionConflict(Exception):
@@ -141,8 +139,7 @@ def live_entries(conn: Connection, entry_ids: Collection[str]) -> dict[str, Stor
     or deleted."""
     found: dict[str, StoredEntry] = {}
     wanted = sorted(entry_ids)
-    for start in range(0, len(wanted), _IDS_AT_ONCE):
-        chunk = wanted[start : start + _IDS_AT_ONCE]
+    for chunk in in_lists(wanted):
         for row in conn.execute(select(Entry).where(Entry.id.in_(chunk))):
             found[row.id] = StoredEntry.of(row)
     for entry_id in wanted:
