@@ -13,7 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, bindparam, insert, or_, select
+from sqlalchemy import Connection, Engine, bindparam, or_, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DataError, IntegrityError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
@@ -48,14 +50,38 @@ OUTCOMES = {
 
 
 # Built once: the writer runs them for every batch, and building them cost more CPU than running
-# them (docs/performance.md, "Ingress").
+# them (docs/performance.md, "Ingress"). A delivery whose id or body is recorded already is left
+# as it is: deduplication is the insert itself (`_insert_new`).
+_INSERT_NEW = {
+    "sqlite": sqlite_insert(Delivery).on_conflict_do_nothing(),
+    "postgresql": postgresql_insert(Delivery).on_conflict_do_nothing().returning(Delivery.id),
+}
 _SEEN = select(Delivery.id, Delivery.body_sha256).where(
     or_(
         Delivery.id.in_(bindparam("ids", expanding=True)),
         Delivery.body_sha256.in_(bindparam("shas", expanding=True)),
     )
 )
-_INSERT_DELIVERIES = insert(Delivery)
+
+
+class _Replayed(Exception):
+    """Some deliveries of a batch were recorded already, and the database did not say which."""
+
+
+def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> set[str]:
+    """Insert the deliveries whose id and body are new; answers the ids inserted.
+
+    PostgreSQL names them. SQLite only counts them (its `RETURNING`, through SQLAlchemy, cost
+    more CPU than the read it would save), so a count short of the rows raises `_Replayed`: the
+    caller rolls back and reads which keys are taken before inserting.
+    """
+    if not rows:
+        return set()
+    if conn.dialect.name == "postgresql":
+        return set(conn.execute(_INSERT_NEW["postgresql"], rows).scalars())
+    if conn.execute(_INSERT_NEW[conn.dialect.name], rows).rowcount != len(rows):
+        raise _Replayed
+    return {str(row["id"]) for row in rows}
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,40 +242,60 @@ class DeliveryWriter:
             raise Unstorable(incoming.delivery_id, exc) from exc
 
     def _write_many(self, batch: Sequence[Incoming]) -> list[Recorded]:
-        ids = [incoming.delivery_id for incoming in batch]
-        shas = [incoming.body_sha256 for incoming in batch]
+        try:
+            return self._write_new(batch, look_first=False)
+        except _Replayed:
+            return self._write_new(batch, look_first=True)
+
+    def _write_new(self, batch: Sequence[Incoming], *, look_first: bool) -> list[Recorded]:
+        """Write the deliveries of the batch not recorded yet, with their jobs, in one
+        transaction; `look_first` reads which ids and bodies are taken before inserting."""
         now = now_ms()
+        # A delivery with the id or body of an earlier one in the batch is a duplicate before
+        # the database is asked.
+        taken: set[str] = set()
+        firsts: list[Incoming] = []
+        for incoming in batch:
+            if incoming.delivery_id not in taken and incoming.body_sha256 not in taken:
+                firsts.append(incoming)
+            taken.add(incoming.delivery_id)
+            taken.add(incoming.body_sha256)
         with self.engine.begin() as conn:
-            seen: set[str] = set()
-            for delivery_id, body_sha in conn.execute(_SEEN, {"ids": ids, "shas": shas}):
-                seen.add(delivery_id)
-                seen.add(body_sha)
-            results: list[Recorded] = []
-            deliveries: list[dict[str, Any]] = []
+            if look_first:
+                ids = [incoming.delivery_id for incoming in firsts]
+                shas = [incoming.body_sha256 for incoming in firsts]
+                recorded: set[str] = set()
+                for delivery_id, body_sha in conn.execute(_SEEN, {"ids": ids, "shas": shas}):
+                    recorded.update((delivery_id, body_sha))
+                firsts = [
+                    incoming
+                    for incoming in firsts
+                    if incoming.delivery_id not in recorded and incoming.body_sha256 not in recorded
+                ]
+            inserted = _insert_new(conn, [_delivery_row(incoming, now) for incoming in firsts])
             jobs: list[dict[str, object]] = []
-            for incoming in batch:
-                if incoming.delivery_id in seen or incoming.body_sha256 in seen:
-                    results.append(Recorded(duplicate=True, jobs=0))
-                    continue
-                seen.add(incoming.delivery_id)
-                seen.add(incoming.body_sha256)
-                deliveries.append(
-                    {
-                        "id": incoming.delivery_id,
-                        "body_sha256": incoming.body_sha256,
-                        "event": incoming.event,
-                        "action": incoming.action,
-                        "installation_id": incoming.installation_id,
-                        "received_ms": now,
-                        "body": incoming.body,
-                    }
-                )
-                jobs.extend(job_rows(incoming.jobs, delivery_id=incoming.delivery_id, now=now))
-                results.append(Recorded(duplicate=False, jobs=len(incoming.jobs)))
-            if deliveries:
-                conn.execute(_INSERT_DELIVERIES, deliveries)
+            for incoming in firsts:
+                if incoming.delivery_id in inserted:
+                    jobs.extend(job_rows(incoming.jobs, delivery_id=incoming.delivery_id, now=now))
             insert_jobs(conn, jobs)
+        results = []
+        for incoming in batch:
+            new = incoming.delivery_id in inserted
+            inserted.discard(incoming.delivery_id)  # a later delivery with this id is a duplicate
+            results.append(Recorded(duplicate=not new, jobs=len(incoming.jobs) if new else 0))
         return results
+
+
+def _delivery_row(incoming: Incoming, now: int) -> dict[str, object]:
+    return {
+        "id": incoming.delivery_id,
+        "body_sha256": incoming.body_sha256,
+        "event": incoming.event,
+        "action": incoming.action,
+        "installation_id": incoming.installation_id,
+        "received_ms": now,
+        "body": incoming.body,
+    }
 
 
 def error_response(status: int, code: str, message: str) -> JSONResponse:

@@ -11,7 +11,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import Connection, Engine, Update, bindparam, func, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Update,
+    bindparam,
+    case,
+    func,
+    insert,
+    literal_column,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.elements import BindParameter
 
@@ -133,7 +145,6 @@ def job_rows(
             "delivery_id": delivery_id,
             "installation_id": spec.installation_id,
             "serial_key": spec.serial_key,
-            "state": JobState.QUEUED.value,
             "attempts": 0,
             "run_after_ms": now + spec.delay_ms,
             "created_ms": now,
@@ -149,12 +160,35 @@ _KEYS: BindParameter[list[object]] = bindparam("keys", expanding=True)
 _NOT_STARTED = select(Job.serial_key, Job.kind).where(
     Job.serial_key.in_(_KEYS), Job.state.in_((JobState.QUEUED.value, JobState.WAITING.value))
 )
-_BUSY_KEYS = (
-    select(Job.serial_key)
-    .where(Job.serial_key.in_(_KEYS), Job.state.in_((*HEAD_STATES, JobState.WAITING.value)))
-    .distinct()
+# A job whose key has a head or a waiting job already starts `waiting` behind them, decided by its
+# own insert: the statement runs once a row, in order, and each row sees those before it.
+_INSERTED = (
+    "kind",
+    "delivery_id",
+    "installation_id",
+    "serial_key",
+    "attempts",
+    "run_after_ms",
+    "created_ms",
 )
-_INSERT_JOBS = insert(Job)
+_KEY_TAKEN = (
+    select(Job.id)
+    .where(
+        Job.serial_key == bindparam("serial_key", type_=Job.serial_key.type),
+        # Written out, not bound: an expanding list cannot run once a row.
+        Job.state.in_(
+            [literal_column(f"'{state}'") for state in (*HEAD_STATES, JobState.WAITING.value)]
+        ),
+    )
+    .exists()
+)
+_INSERT_JOBS = insert(Job).from_select(
+    [*_INSERTED, "state"],
+    select(
+        *(bindparam(name, type_=Job.__table__.c[name].type) for name in _INSERTED),
+        case((_KEY_TAKEN, JobState.WAITING.value), else_=JobState.QUEUED.value),
+    ),
+)
 
 
 def _not_started(conn: Connection, keys: set[object]) -> set[tuple[object, object]]:
@@ -187,20 +221,8 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
     """
     lock_keys(conn, {row["serial_key"] for row in rows})
     rows = _coalesced(conn, rows)
-    if not rows:
-        return 0
-    keys = {row["serial_key"] for row in rows if row["serial_key"] is not None}
-    busy: set[object] = set()
-    if keys:
-        busy.update(conn.execute(_BUSY_KEYS, {"keys": list(keys)}).scalars())
-    for row in rows:
-        key = row["serial_key"]
-        if key is None:
-            continue
-        if key in busy:
-            row["state"] = JobState.WAITING.value
-        busy.add(key)
-    conn.execute(_INSERT_JOBS, rows)
+    if rows:
+        conn.execute(_INSERT_JOBS, rows)
     return len(rows)
 
 
