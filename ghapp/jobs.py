@@ -306,7 +306,7 @@ class JobQueue:
         if engine.dialect.name == "postgresql":
             candidate += " FOR UPDATE OF j SKIP LOCKED"
         self._claim_sql = text(_CLAIM.format(candidate=candidate))
-        self._settles: GroupCommit[bool] = GroupCommit(engine)
+        self._settles: GroupCommit[tuple[bool, list[ClaimedJob]]] = GroupCommit(engine)
 
     @classmethod
     def from_settings(
@@ -328,11 +328,14 @@ class JobQueue:
 
     def claim_many(self, limit: int) -> list[ClaimedJob]:
         """Take up to `limit` due jobs in one transaction, all under one fresh lease token."""
+        with self.engine.begin() as conn:
+            return self._claim(conn, limit)
+
+    def _claim(self, conn: Connection, limit: int) -> list[ClaimedJob]:
         token = secrets.token_hex(16)
         now = self.clock()
         params = {"now": now, "token": token, "expires": now + self.lease_ms, "limit": limit}
-        with self.engine.begin() as conn:
-            rows = conn.execute(self._claim_sql, params).all()
+        rows = conn.execute(self._claim_sql, params).all()
         return sorted(
             (
                 ClaimedJob(
@@ -349,7 +352,11 @@ class JobQueue:
             key=lambda job: job.id,
         )
 
-    def _finish(self, job: ClaimedJob, **values: object) -> bool:
+    def _finish(
+        self, job: ClaimedJob, values: dict[str, object], *, claim: int = 0
+    ) -> tuple[bool, list[ClaimedJob]]:
+        """Settle the job with these column values (False: its lease was lost), then take up to
+        `claim` due jobs in the same transaction."""
         error = values.get("last_error")
         if isinstance(error, str):
             # An error's text can quote what a payload, a seat or GitHub sent: no secret is kept.
@@ -367,51 +374,65 @@ class JobQueue:
         if locking:
             params["key"] = job.serial_key
 
-        def finish(conn: Connection) -> bool:
+        def finish(conn: Connection) -> tuple[bool, list[ClaimedJob]]:
             done = conn.execute(stmt, params).rowcount == 1
             if done and promotes:
                 promote_next(conn, job.serial_key, locked=locking)
-            return done
+            return done, self._claim(conn, claim) if claim else []
 
         # Jobs settled at the same moment by the worker's threads share one durable commit.
-        done = self._settles.write(finish, order=str(job.serial_key or ""))
+        done, claimed = self._settles.write(finish, order=str(job.serial_key or ""))
         if not done:
             log.warning("job lease lost", extra={"job": job.id, "kind": job.kind})
-        return done
+        return done, claimed
 
     def complete(self, job: ClaimedJob, *, note: str | None = None) -> bool:
         """Mark done if we still hold the lease; False means another worker took it over."""
-        return self._finish(
-            job, state=JobState.DONE.value, finished_ms=self.clock(), last_error=note
-        )
+        return self._finish(job, self._done(note))[0]
+
+    def complete_and_claim(self, job: ClaimedJob, limit: int) -> list[ClaimedJob]:
+        """Mark done as `complete` does and, on SQLite, take up to `limit` due jobs in the same
+        transaction: a worker's slot goes from one job to the next with one commit and one trip
+        to a thread. SQLite has one writer at a time, so a claim of its own would only wait for
+        the settle's commit; on PostgreSQL it runs on another connection while the settle
+        commits, and folding the two together made the worker slower (docs/performance.md, "The
+        queue"). There this takes none and the worker claims as before."""
+        claim = limit if self.engine.dialect.name == "sqlite" else 0
+        return self._finish(job, self._done(None), claim=claim)[1]
+
+    def _done(self, note: str | None) -> dict[str, object]:
+        return {"state": JobState.DONE.value, "finished_ms": self.clock(), "last_error": note}
 
     def fail(self, job: ClaimedJob, error: str) -> bool:
         """Retry later with backoff, or park as dead once the attempts are spent."""
         if job.attempts >= self.max_attempts:
             log.error("job dead", extra={"job": job.id, "kind": job.kind, "error": error})
-            return self._finish(
-                job, state=JobState.DEAD.value, last_error=error, finished_ms=self.clock()
-            )
-        return self._finish(
-            job,
-            state=JobState.QUEUED.value,
-            last_error=error,
-            run_after_ms=self.clock() + backoff_ms(job.attempts),
-        )
+            return self.park(job, JobState.DEAD, error)
+        values: dict[str, object] = {
+            "state": JobState.QUEUED.value,
+            "last_error": error,
+            "run_after_ms": self.clock() + backoff_ms(job.attempts),
+        }
+        return self._finish(job, values)[0]
 
     def reschedule(self, job: ClaimedJob, at_ms: int, reason: str) -> bool:
         """Come back at `at_ms` (rate limit); the attempt is not counted against the job."""
-        return self._finish(
-            job,
-            state=JobState.QUEUED.value,
-            last_error=reason,
-            run_after_ms=max(at_ms, self.clock()),
-            attempts=Job.attempts - 1,
-        )
+        values: dict[str, object] = {
+            "state": JobState.QUEUED.value,
+            "last_error": reason,
+            "run_after_ms": max(at_ms, self.clock()),
+            "attempts": Job.attempts - 1,
+        }
+        return self._finish(job, values)[0]
 
     def park(self, job: ClaimedJob, state: JobState, note: str) -> bool:
         """Stop a claimed job without running it (HELD, CANCELLED or DEAD)."""
-        return self._finish(job, state=state.value, last_error=note, finished_ms=self.clock())
+        values: dict[str, object] = {
+            "state": state.value,
+            "last_error": note,
+            "finished_ms": self.clock(),
+        }
+        return self._finish(job, values)[0]
 
     def extend(self, job: ClaimedJob) -> bool:
         """Renew the lease of a long-running job."""

@@ -68,7 +68,7 @@ class Worker:
                     await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
                 continue
             for job in jobs:
-                task = asyncio.create_task(self._settle(job), name=f"job-{job.id}")
+                task = asyncio.create_task(self._slot(job), name=f"job-{job.id}")
                 self._running.add(task)
                 task.add_done_callback(self._finished)
         if self._running:
@@ -78,12 +78,11 @@ class Worker:
     async def run_until_idle(self) -> int:
         """Run jobs until none is due (tests, the demo, `hindsight worker --until-idle`)."""
         ran = 0
-        while True:
-            job = await asyncio.to_thread(self.queue.claim)
-            if job is None:
-                return ran
-            await self._settle(job)
+        job = await asyncio.to_thread(self.queue.claim)
+        while job is not None:
+            job = await self._settle(job) or await asyncio.to_thread(self.queue.claim)
             ran += 1
+        return ran
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         # A settled job frees a slot and may have promoted the next job of its pull request:
@@ -95,17 +94,26 @@ class Worker:
         self._stopping.set()
         self._wake.set()
 
-    async def _settle(self, job: ClaimedJob) -> None:
-        """Run one job, record its outcome and count it with how long it took."""
+    async def _slot(self, job: ClaimedJob | None) -> None:
+        """One of the worker's `concurrency` slots: run jobs while each completion brings the
+        next one."""
+        while job is not None:
+            job = await self._settle(job)
+
+    async def _settle(self, job: ClaimedJob) -> ClaimedJob | None:
+        """Run one job, record its outcome and count it with how long it took; answers the job
+        claimed together with its completion, if any."""
         started = time.monotonic()
-        outcome = await self._run(job)
+        outcome, following = await self._run(job)
         if outcome is not None:
             self.deps.metrics.jobs_run.labels(job.kind, outcome).inc()
             self.deps.metrics.job_seconds.labels(job.kind).observe(time.monotonic() - started)
+        return following
 
-    async def _run(self, job: ClaimedJob) -> str | None:
+    async def _run(self, job: ClaimedJob) -> tuple[str | None, ClaimedJob | None]:
         """Run one job and record its outcome; the one catch-all of the job runner. Answers the
-        outcome (None: parked before it ran)."""
+        outcome (None: parked before it ran) and, when the job completed and the worker is not
+        stopping, the next due job, claimed in the completion's transaction."""
         fields = {"job": job.id, "kind": job.kind, "attempt": job.attempts}
         try:
             route = self.router.route(job.kind)
@@ -114,7 +122,7 @@ class Worker:
             else:
                 payload = {}  # nothing to read or park: no thread hop
             if payload is None:
-                return None
+                return None, None
             event = route.parse(payload)  # the value its handler reads; BadPayload parks the job
             heartbeat = asyncio.create_task(self._heartbeat(job))
             try:
@@ -125,30 +133,34 @@ class Worker:
             log.warning("job rescheduled", extra={**fields, "reason": exc.reason})
             at_ms = to_ms(exc.at)
             await asyncio.to_thread(self.queue.reschedule, job, at_ms, str(exc))
-            return "rescheduled"
+            return "rescheduled", None
         except Transient as exc:
             log.warning("job will retry", extra={**fields, "error": str(exc)})
             await asyncio.to_thread(self.queue.fail, job, f"transient: {exc}")
-            return "retry"
+            return "retry", None
         except Gone as exc:
             log.info("job target gone", extra={**fields, "what": exc.what})
             await asyncio.to_thread(self.queue.complete, job, note=str(exc))
-            return "gone"
+            return "gone", None
         except Forbidden as exc:
             await asyncio.to_thread(self.queue.park, job, JobState.DEAD, f"forbidden: {exc}")
-            return "dead"
+            return "dead", None
         except Exception as exc:
             if from_payload(exc):
                 log.exception("job parked: its payload cannot be read", extra=fields)
                 reason = f"payload: {type(exc).__name__}: {exc}"[:REASON_CHARS]
                 await asyncio.to_thread(self.queue.park, job, JobState.DEAD, reason)
-                return "dead"
+                return "dead", None
             log.exception("job failed", extra=fields)
             await asyncio.to_thread(self.queue.fail, job, f"{type(exc).__name__}: {exc}")
-            return "failed"
-        await asyncio.to_thread(self.queue.complete, job)
+            return "failed", None
+        if self._stopping.is_set():
+            await asyncio.to_thread(self.queue.complete, job)
+            following = []
+        else:
+            following = await asyncio.to_thread(self.queue.complete_and_claim, job, 1)
         log.info("job done", extra=fields)
-        return "done"
+        return "done", following[0] if following else None
 
     def _reads(self, job: ClaimedJob, lifecycle: bool) -> bool:
         """Whether preparing the job touches the database: a delivery's body to read, an

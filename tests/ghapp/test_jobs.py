@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import datetime
 import json
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -171,6 +173,77 @@ def test_finishing_a_head_promotes_its_follower_in_two_statements(engine: Engine
     with engine.connect() as conn:
         states = dict(conn.execute(select(Job.kind, Job.state)).all())
     assert states == {"writeback": "done", "review": "queued", "later": "waiting"}
+
+
+@contextlib.contextmanager
+def counted_commits(engine: Engine) -> Iterator[list[object]]:
+    commits: list[object] = []
+
+    def commit(conn: object) -> None:
+        commits.append(conn)
+
+    event.listen(engine, "commit", commit)
+    try:
+        yield commits
+    finally:
+        event.remove(engine, "commit", commit)
+
+
+def test_a_completion_on_sqlite_claims_the_next_job_in_its_own_transaction(
+    engine: Engine,
+) -> None:
+    """On SQLite the follower its finish promotes is claimed by the same transaction, under a
+    lease of its own; on PostgreSQL the completion claims nothing (the worker claims apart)."""
+    queue = queue_of(engine, ("writeback", "pr:1:7"), ("review", "pr:1:7"), ("later", "pr:1:7"))
+    head = queue.claim()
+    assert head is not None
+    with counted_commits(engine) as commits:
+        following = queue.complete_and_claim(head, 1)
+    assert len(commits) == 1
+    with engine.connect() as conn:
+        states = dict(conn.execute(select(Job.kind, Job.state)).all())
+    if engine.dialect.name != "sqlite":
+        assert following == []
+        assert states == {"writeback": "done", "review": "queued", "later": "waiting"}
+        return
+    (review,) = following
+    assert review.kind == "review" and review.attempts == 1
+    assert review.lease_token != head.lease_token
+    assert states == {"writeback": "done", "review": "running", "later": "waiting"}
+    assert queue.claim() is None  # "later" waits behind the running "review"
+    assert not queue.complete_and_claim(head, 1), "a lost lease completes nothing"
+    assert queue.complete_and_claim(review, 1)[0].kind == "later"
+
+
+@pytest.mark.parametrize("until_idle", [False, True], ids=["run", "until-idle"])
+def test_a_worker_on_sqlite_runs_a_line_of_jobs_with_a_commit_each(
+    engine: Engine, database_url: str, until_idle: bool
+) -> None:
+    """Ten jobs of one pull request, one slot: each completion claims the next, so the worker
+    commits once a job, not twice (a claim and a completion)."""
+    ran: list[int] = []
+
+    async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+        ran.append(job.id)
+        if len(ran) == 10:
+            worker.stop()
+
+    worker = worker_for(engine, database_url, handler)
+    worker.concurrency = 1
+    add(engine, *[JobSpec("t", serial_key="pr:1:7") for _ in range(10)], now=0)
+    with counted_commits(engine) as commits:
+        if until_idle:
+            assert asyncio.run(worker.run_until_idle()) == 10
+        else:
+            asyncio.run(worker.run())
+    assert ran == sorted(ran) and len(set(ran)) == 10
+    with engine.connect() as conn:
+        assert set(conn.execute(select(Job.state)).scalars()) == {"done"}
+    # A claim to start and ten completions; on PostgreSQL a claim of its own after each of the
+    # first nine. The last completion is made as the worker stops: it claims nothing, and
+    # `run_until_idle` then claims once more to find nothing due.
+    claims = 1 + (9 if engine.dialect.name == "postgresql" else 0) + (1 if until_idle else 0)
+    assert len(commits) == claims + 10
 
 
 def test_a_job_enqueued_while_its_head_finishes_does_not_wait_for_good(engine: Engine) -> None:
