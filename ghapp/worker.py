@@ -68,7 +68,7 @@ class Worker:
                     await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
                 continue
             for job in jobs:
-                task = asyncio.create_task(self._slot(job), name=f"job-{job.id}")
+                task = asyncio.create_task(self._slot(job), name=f"slot-from-job-{job.id}")
                 self._running.add(task)
                 task.add_done_callback(self._finished)
         if self._running:
