@@ -79,9 +79,19 @@ def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> set[str]:
         return set()
     if conn.dialect.name == "postgresql":
         return set(conn.execute(_INSERT_NEW["postgresql"], rows).scalars())
-    if conn.execute(_INSERT_NEW[conn.dialect.name], rows).rowcount != len(rows):
+    if conn.execute(_INSERT_NEW["sqlite"], rows).rowcount != len(rows):
         raise _Replayed
     return {str(row["id"]) for row in rows}
+
+
+def _recorded_keys(conn: Connection, batch: Sequence[Incoming]) -> set[str]:
+    """The ids and body hashes of the batch that are recorded already."""
+    ids = [incoming.delivery_id for incoming in batch]
+    shas = [incoming.body_sha256 for incoming in batch]
+    recorded: set[str] = set()
+    for delivery_id, body_sha in conn.execute(_SEEN, {"ids": ids, "shas": shas}):
+        recorded.update((delivery_id, body_sha))
+    return recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,27 +261,16 @@ class DeliveryWriter:
         """Write the deliveries of the batch not recorded yet, with their jobs, in one
         transaction; `look_first` reads which ids and bodies are taken before inserting."""
         now = now_ms()
-        # A delivery with the id or body of an earlier one in the batch is a duplicate before
-        # the database is asked.
-        taken: set[str] = set()
-        firsts: list[Incoming] = []
-        for incoming in batch:
-            if incoming.delivery_id not in taken and incoming.body_sha256 not in taken:
-                firsts.append(incoming)
-            taken.add(incoming.delivery_id)
-            taken.add(incoming.body_sha256)
         with self.engine.begin() as conn:
-            if look_first:
-                ids = [incoming.delivery_id for incoming in firsts]
-                shas = [incoming.body_sha256 for incoming in firsts]
-                recorded: set[str] = set()
-                for delivery_id, body_sha in conn.execute(_SEEN, {"ids": ids, "shas": shas}):
-                    recorded.update((delivery_id, body_sha))
-                firsts = [
-                    incoming
-                    for incoming in firsts
-                    if incoming.delivery_id not in recorded and incoming.body_sha256 not in recorded
-                ]
+            taken = _recorded_keys(conn, batch) if look_first else set()
+            # A delivery whose id or body is taken (recorded, when looked up first, or earlier in
+            # the batch) is a duplicate and is not inserted.
+            firsts: list[Incoming] = []
+            for incoming in batch:
+                if incoming.delivery_id not in taken and incoming.body_sha256 not in taken:
+                    firsts.append(incoming)
+                taken.add(incoming.delivery_id)
+                taken.add(incoming.body_sha256)
             inserted = _insert_new(conn, [_delivery_row(incoming, now) for incoming in firsts])
             jobs: list[dict[str, object]] = []
             for incoming in firsts:
