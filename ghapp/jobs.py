@@ -28,7 +28,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.elements import BindParameter
 
 from continual.secrets import redact
-from ghapp.db import reading
+from ghapp.db import execute_on_driver, reading, sqlite_sql
 from ghapp.group_commit import GroupCommit
 from ghapp.tables import Job, JobState
 
@@ -186,9 +186,14 @@ _INSERT_JOBS = insert(Job).from_select(
     [*_INSERTED, "state"],
     select(
         *(bindparam(name, type_=Job.__table__.c[name].type) for name in _INSERTED),
-        case((_KEY_TAKEN, JobState.WAITING.value), else_=JobState.QUEUED.value),
+        case(
+            (_KEY_TAKEN, literal_column(f"'{JobState.WAITING.value}'")),
+            else_=literal_column(f"'{JobState.QUEUED.value}'"),
+        ),
     ),
 )
+# On SQLite the driver runs it (`execute_on_driver`): each delivery's transaction inserts its jobs.
+_INSERT_JOBS_SQLITE = sqlite_sql(_INSERT_JOBS)
 
 
 def _not_started(conn: Connection, keys: set[object]) -> set[tuple[object, object]]:
@@ -221,7 +226,9 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
     """
     lock_keys(conn, {row["serial_key"] for row in rows})
     rows = _coalesced(conn, rows)
-    if rows:
+    if rows and conn.dialect.name == "sqlite":
+        execute_on_driver(conn, _INSERT_JOBS_SQLITE, rows)
+    elif rows:
         conn.execute(_INSERT_JOBS, rows)
     return len(rows)
 

@@ -5,13 +5,16 @@ many deliveries it holds."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import replace
 
 from sqlalchemy import Engine, event, select
 
-from ghapp.ingress import DeliveryWriter, Incoming, Recorded
+from ghapp.ingress import DeliveryWriter, Incoming, Recorded, Unstorable
 from ghapp.jobs import JobSpec
 from ghapp.tables import Delivery, Job, JobState
 
@@ -100,25 +103,88 @@ def test_jobs_of_one_pull_request_wait_behind_its_head_within_a_batch_and_across
     assert states[after_done.delivery_id] == JobState.QUEUED, "its pull request's job is done"
 
 
-def test_a_batch_costs_the_same_statements_for_one_delivery_as_for_twelve(
+@contextmanager
+def statements_run(engine: Engine) -> Iterator[list[str]]:
+    """What the database is asked to run meanwhile: on SQLite every statement it runs, as SQLite
+    reports it (one a row of an `executemany`, with its values); on PostgreSQL every statement
+    SQLAlchemy sends (one for all the rows of an `executemany`)."""
+    statements: list[str] = []
+    if engine.dialect.name != "sqlite":
+
+        def sent(_conn: object, _cursor: object, sql: str, *_args: object) -> None:
+            statements.append(sql)
+
+        event.listen(engine, "before_cursor_execute", sent)
+        try:
+            yield statements
+        finally:
+            event.remove(engine, "before_cursor_execute", sent)
+        return
+
+    def traced(dbapi_connection: sqlite3.Connection, *_args: object) -> None:
+        dbapi_connection.set_trace_callback(statements.append)
+
+    def untraced(dbapi_connection: sqlite3.Connection, *_args: object) -> None:
+        dbapi_connection.set_trace_callback(None)
+
+    event.listen(engine, "checkout", traced)
+    event.listen(engine, "checkin", untraced)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "checkout", traced)
+        event.remove(engine, "checkin", untraced)
+
+
+def test_a_batch_of_new_deliveries_reads_nothing_and_inserts_each_row_once(
     engine: Engine,
 ) -> None:
     """Deduplication is the insert itself and a job's place behind its key is decided by its own
-    insert: a batch of fresh deliveries is two inserts (and on PostgreSQL its key's lock)."""
-    statements: list[str] = []
-
-    def count(_conn: object, _cursor: object, sql: str, *_args: object) -> None:
-        statements.append(sql)
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
+    insert: a batch of new deliveries is one transaction of inserts. On PostgreSQL the batch is two
+    statements (and its key's lock) for one delivery as for twelve."""
+    with statements_run(engine) as statements:
         write_as_one_batch(engine, [incoming(1)])
-        one = len(statements)
+        one = list(statements)
         statements.clear()
         outcomes, _ = write_as_one_batch(engine, [incoming(1) for _ in range(12)])
-        twelve = len(statements)
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
+        twelve = list(statements)
     assert outcomes == [NEW] * 12
-    locks = 1 if engine.dialect.name == "postgresql" else 0
-    assert one == twelve == 2 + locks, statements
+    if engine.dialect.name == "postgresql":
+        assert len(one) == len(twelve) == 3, twelve
+        return
+    for ran, size in ((one, 1), (twelve, 12)):
+        kinds = [" ".join(sql.split()[:3]) for sql in ran]
+        expected = ["BEGIN IMMEDIATE"]
+        expected += ["INSERT INTO deliveries"] * size + ["INSERT INTO jobs"] * size + ["COMMIT"]
+        assert kinds == expected, ran
+
+
+def test_on_sqlite_the_writer_keeps_one_connection_through_batches_and_failures(
+    engine: Engine,
+) -> None:
+    """The writer thread takes one connection for its life on SQLite; a batch the database refuses
+    (written again row by row) leaves it writing the next batches. On PostgreSQL each batch takes
+    a connection from the pool."""
+    checkouts: list[object] = []
+
+    def counted(dbapi_connection: object, *_args: object) -> None:
+        checkouts.append(dbapi_connection)
+
+    writer = DeliveryWriter(engine)
+    event.listen(engine, "checkout", counted)
+    writer.start()
+    try:
+        first = [writer.submit(incoming(number)) for number in range(1, 4)]
+        assert [future.result(timeout=30) for future in first] == [NEW] * 3
+        refused = writer.submit(replace(incoming(4), installation_id=2**63))
+        assert isinstance(refused.exception(timeout=30), Unstorable)
+        later = [writer.submit(incoming(number)) for number in range(5, 8)]
+        assert [future.result(timeout=30) for future in later] == [NEW] * 3
+    finally:
+        writer.stop()
+        event.remove(engine, "checkout", counted)
+    if engine.dialect.name == "sqlite":
+        assert len(checkouts) == 1, checkouts
+    else:
+        assert len(checkouts) >= 3, checkouts
+    assert len(job_states(engine)) == 6

@@ -540,3 +540,35 @@ def test_a_handler_receives_its_routes_shape_and_a_body_without_it_parks_dead(
     assert states == {"good": JobState.DONE, "bad": JobState.DEAD}
     assert error is not None
     assert error.startswith("payload: BadPayload: the pull_request payload is malformed")
+
+
+def test_jobs_inserted_on_sqlites_driver_keep_the_callers_transaction_and_errors(
+    engine: Engine,
+) -> None:
+    """On SQLite the driver runs the insert of jobs (`execute_on_driver`): on a connection with no
+    transaction it begins one that the caller commits or drops, and a row the database refuses
+    raises SQLAlchemy's `IntegrityError`, naming no value of the rows."""
+    from sqlalchemy.exc import IntegrityError
+
+    from ghapp.jobs import insert_jobs, job_rows
+
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL's jobs are inserted through SQLAlchemy")
+    rows = job_rows([JobSpec("t", serial_key="pr:1:1")], delivery_id=None, now=0)
+    with engine.connect() as conn:
+        assert insert_jobs(conn, [dict(row) for row in rows]) == 1
+        assert conn.in_transaction()
+    with engine.connect() as conn:  # the first connection closed without committing
+        assert conn.execute(select(Job.id)).all() == []
+        insert_jobs(conn, [dict(row) for row in rows])
+        conn.commit()
+    orphan = job_rows(
+        [JobSpec("t", serial_key="secret-key-value")], delivery_id="no-such-delivery", now=0
+    )
+    with pytest.raises(IntegrityError) as refused, engine.begin() as conn:
+        insert_jobs(conn, orphan)
+    assert "FOREIGN KEY" in str(refused.value)
+    assert "secret-key-value" not in str(refused.value)
+    assert "no-such-delivery" not in str(refused.value)
+    with engine.connect() as conn:
+        assert [row.state for row in conn.execute(select(Job))] == [JobState.QUEUED]
