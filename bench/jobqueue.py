@@ -95,6 +95,19 @@ def queue_loop(engine: Engine, count: int) -> float:
     return count / (time.perf_counter() - started)
 
 
+# Whether any job is left to run: one probe of the claim index, so that watching for the end
+# costs the worker next to nothing (a count of every job by state, 50 times a second, cost it 6 %
+# of its CPU on PostgreSQL).
+UNFINISHED = text(
+    "SELECT EXISTS (SELECT 1 FROM jobs WHERE state IN ('queued', 'waiting', 'running'))"
+)
+
+
+def unfinished(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        return bool(conn.execute(UNFINISHED).scalar_one())
+
+
 def worker_loop(deps: Deps, router: Router, count: int, concurrency: int) -> float:
     """Jobs/s of the real worker draining `count` jobs enqueued before it starts."""
     worker = Worker(deps, router, concurrency=concurrency)
@@ -103,14 +116,16 @@ def worker_loop(deps: Deps, router: Router, count: int, concurrency: int) -> flo
 
     async def run() -> None:
         task = asyncio.create_task(worker.run())
-        while (await asyncio.to_thread(deps.queue.counts)).get("done", 0) < before + count:
+        while await asyncio.to_thread(unfinished, deps.engine):
             await asyncio.sleep(0.02)
         worker.stop()
         await task
 
     started = time.perf_counter()
     asyncio.run(run())
-    return count / (time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    assert deps.queue.counts().get("done", 0) == before + count
+    return count / elapsed
 
 
 class Timed:

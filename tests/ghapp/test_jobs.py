@@ -572,3 +572,35 @@ def test_jobs_inserted_on_sqlites_driver_keep_the_callers_transaction_and_errors
     assert "no-such-delivery" not in str(refused.value)
     with engine.connect() as conn:
         assert [row.state for row in conn.execute(select(Job))] == [JobState.QUEUED]
+
+
+def test_on_postgresql_a_claim_commits_without_waiting_for_its_flush_and_a_settle_waits(
+    engine: Engine,
+) -> None:
+    """A claim a server crash loses only leaves its job to run again, so on PostgreSQL it does not
+    wait for the disk; the settle, the job's outcome, does (and flushes the claim with it)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's durability is the connection's (synchronous=FULL)")
+    queue = queue_of(engine, ("review", "pr:1:1"), ("later", "pr:1:1"))
+    at_commit: list[str] = []
+
+    def seen(conn: object) -> None:
+        setting = conn.exec_driver_sql("SHOW synchronous_commit").scalar_one()  # type: ignore[attr-defined]
+        at_commit.append(setting)
+
+    event.listen(engine, "commit", seen)
+    try:
+        head = queue.claim()
+        assert head is not None and head.kind == "review"
+        assert queue.complete(head)
+        following = queue.claim()
+        assert following is not None and following.kind == "later"
+        assert queue.fail(following, "boom")
+    finally:
+        event.remove(engine, "commit", seen)
+    assert at_commit == ["off", "on", "off", "on"]
+    with engine.connect() as conn:
+        states = dict(conn.execute(select(Job.kind, Job.state)).all())
+        attempts = dict(conn.execute(select(Job.kind, Job.attempts)).all())
+    assert states == {"review": "done", "later": "queued"}
+    assert attempts == {"review": 1, "later": 1}
