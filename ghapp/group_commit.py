@@ -44,6 +44,9 @@ class GroupCommit(Generic[T]):
         self._cond = threading.Condition()
         self._pending: list[_Pending[T]] = []
         self._leading = False
+        # The leader's connection, handed to the next leader while writes are waiting, so that a
+        # busy group takes a connection from the pool (and pays for its ping) once, not a commit.
+        self._held: Connection | None = None
 
     def write(self, work: Callable[[Connection], T], *, order: str = "") -> T:
         """Run `work` in a transaction shared with the writes waiting now; answer its value once
@@ -65,17 +68,31 @@ class GroupCommit(Generic[T]):
                 finally:
                     self._cond.acquire()
                     self._leading = False
+                    if not self._pending:
+                        self._release_held()
                     self._cond.notify_all()
         if mine.error is not None:
             raise mine.error
         return mine.value  # type: ignore[return-value]
 
+    def _release_held(self) -> None:
+        """Give the held connection back to the pool: no write is waiting (the caller holds the
+        condition's lock and no leader is writing)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()
+
     def _commit(self, batch: list[_Pending[T]]) -> None:
         batch.sort(key=lambda pending: pending.order)
         try:
-            with self.engine.begin() as conn:
-                values = [pending.work(conn) for pending in batch]
+            if self._held is None:
+                self._held = self.engine.connect()
+            with self._held.begin():
+                values = [pending.work(self._held) for pending in batch]
         except Exception as exc:
+            # Whatever broke the shared transaction, its writes are made again on connections
+            # from the pool, each checked as it is taken.
+            self._drop_held()
             if len(batch) == 1:
                 self._settle(batch[0], error=exc)
                 return
@@ -95,6 +112,15 @@ class GroupCommit(Generic[T]):
         self.transactions += 1
         for pending, value in zip(batch, values, strict=True):
             self._settle(pending, value=value)
+
+    def _drop_held(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            try:
+                held.invalidate()
+                held.close()
+            except Exception:  # a connection that cannot even close is dropped as it is
+                log.warning("a group's connection did not close", exc_info=True)
 
     @staticmethod
     def _settle(

@@ -98,6 +98,29 @@ def test_a_refused_write_fails_alone_and_the_rest_are_committed(engine: Engine) 
     assert ids == [1, 2, 3]
 
 
+def test_a_busy_group_keeps_its_connection_and_gives_it_back_when_idle(engine: Engine) -> None:
+    """The leader hands its connection to the next leader while writes wait: two commits, one
+    connection taken from the pool. With nothing waiting it goes back, and a failed shared
+    transaction drops it: its writes are made again on connections taken (and checked) anew."""
+    _table(engine)
+    group: GroupCommit[int] = GroupCommit(engine)
+    taken: list[object] = []
+    event.listen(engine, "checkout", lambda *args: taken.append(args[0]))
+    results = _run_together(group, _insert(1), [_insert(i) for i in range(2, 5)])
+    assert results == [10, 20, 30, 40] and group.transactions == 2
+    assert len(taken) == 1, "the second commit took a connection of its own"
+    assert engine.pool.checkedout() == 0, "the idle group kept its connection"
+    taken.clear()
+    results = _run_together(group, _insert(5), [_insert(6), _insert(6), _insert(7)])
+    assert results[0] == 50 and results[1] == 60 and results[3] == 70
+    assert isinstance(results[2], Exception)
+    # The first commit and the failed shared one on the held connection; each write of the failed
+    # batch on one of its own.
+    assert len(taken) == 1 + 3, taken
+    assert engine.pool.checkedout() == 0
+    assert group.write(_insert(8)) == 80
+
+
 def test_an_error_raised_by_the_work_reaches_its_own_caller(engine: Engine) -> None:
     group: GroupCommit[int] = GroupCommit(engine)
 
