@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Connection, Engine, event, text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -117,6 +117,8 @@ def worker_loop(deps: Deps, router: Router, count: int, concurrency: int) -> flo
     async def run() -> None:
         task = asyncio.create_task(worker.run())
         while await asyncio.to_thread(unfinished, deps.engine):
+            if task.done():  # the worker failed: its error, not a wait without end
+                await task
             await asyncio.sleep(0.02)
         worker.stop()
         await task
@@ -138,10 +140,10 @@ class Timed:
         self.chained = 0
         claim, complete, chain = queue.claim_many, queue.complete, queue.complete_and_claim
 
-        def timed_claim(limit: int) -> list[ClaimedJob]:
+        def timed_claim(limit: int, *, on: Connection | None = None) -> list[ClaimedJob]:
             started = time.perf_counter()
             try:
-                return claim(limit)
+                return claim(limit, on=on)
             finally:
                 self._add("claim", started)
 

@@ -24,6 +24,7 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.elements import BindParameter
 
@@ -343,8 +344,21 @@ class JobQueue:
         claimed = self.claim_many(1)
         return claimed[0] if claimed else None
 
-    def claim_many(self, limit: int) -> list[ClaimedJob]:
-        """Take up to `limit` due jobs in one transaction, all under one fresh lease token."""
+    def claim_many(self, limit: int, *, on: Connection | None = None) -> list[ClaimedJob]:
+        """Take up to `limit` due jobs in one transaction, all under one fresh lease token; `on`,
+        a connection the caller keeps for its claims (a worker's), else one from the pool.
+
+        A kept connection is not checked as the pool checks one it hands out: when the server
+        has dropped it, the claim is made on one from the pool, and the kept one reconnects at
+        its next use."""
+        if on is not None:
+            try:
+                with on.begin():
+                    return self._claim(on, limit)
+            except DBAPIError as exc:
+                if not exc.connection_invalidated:
+                    raise
+                log.warning("a kept connection was dropped; claiming on another")
         with self.engine.begin() as conn:
             return self._claim(conn, limit)
 

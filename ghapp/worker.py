@@ -9,7 +9,7 @@ import logging
 import time
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlalchemy.exc import DataError
 
 from continual.times import to_ms
@@ -55,14 +55,26 @@ class Worker:
 
     async def run(self) -> None:
         log.info("worker started", extra={"concurrency": self.concurrency})
+        # The claims go through one connection kept for the run: on PostgreSQL a connection taken
+        # from the pool for each claim cost one more round trip, the pool's ping
+        # (docs/performance.md, "The queue").
+        claims = await asyncio.to_thread(self.queue.engine.connect)
+        try:
+            await self._claim_and_start(claims)
+        finally:
+            await asyncio.to_thread(claims.close)
+        log.info("worker stopped")
+
+    async def _claim_and_start(self, claims: Connection) -> None:
+        """Claim due jobs for the free slots and start them, until stopped; then wait for the
+        slots still running."""
         while not self._stopping.is_set():
             if len(self._running) >= self.concurrency:
                 await asyncio.wait(self._running, return_when=asyncio.FIRST_COMPLETED)
                 continue
             self._wake.clear()  # before claiming: a wake-up during the claim is not lost
-            jobs = await asyncio.to_thread(
-                self.queue.claim_many, self.concurrency - len(self._running)
-            )
+            free = self.concurrency - len(self._running)
+            jobs = await asyncio.to_thread(self.queue.claim_many, free, on=claims)
             if not jobs:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
@@ -73,7 +85,6 @@ class Worker:
                 task.add_done_callback(self._finished)
         if self._running:
             await asyncio.wait(self._running)
-        log.info("worker stopped")
 
     async def run_until_idle(self) -> int:
         """Run jobs until none is due (tests, the demo, `hindsight worker --until-idle`)."""

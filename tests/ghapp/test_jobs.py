@@ -604,3 +604,62 @@ def test_on_postgresql_a_claim_commits_without_waiting_for_its_flush_and_a_settl
         attempts = dict(conn.execute(select(Job.kind, Job.attempts)).all())
     assert states == {"review": "done", "later": "queued"}
     assert attempts == {"review": 1, "later": 1}
+
+
+def test_a_worker_claims_on_one_connection_it_keeps_and_gives_back_when_it_stops(
+    engine: Engine, database_url: str
+) -> None:
+    """Claims go through the connection the worker keeps for its run, not one from the pool each
+    (on PostgreSQL each of those cost a ping); stopped, the worker holds no connection."""
+    ran: list[int] = []
+
+    async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
+        ran.append(job.id)
+        if len(ran) == 10:
+            worker.stop()
+
+    worker = worker_for(engine, database_url, handler)
+    worker.concurrency = 1
+    add(engine, *[JobSpec("t", serial_key=f"pr:1:{number}") for number in range(10)], now=0)
+    taken: list[object] = []
+
+    def checked_out(dbapi_connection: object, *_args: object) -> None:
+        taken.append(dbapi_connection)
+
+    event.listen(engine, "checkout", checked_out)
+    try:
+        asyncio.run(worker.run())
+    finally:
+        event.remove(engine, "checkout", checked_out)
+    assert len(ran) == 10
+    # The kept connection, then one for each settle (the worker runs one job at a time, so no
+    # settle waits for another); the claims after the first settle take none.
+    assert len(taken) == 1 + 10, len(taken)
+    assert engine.pool.checkedout() == 0
+
+
+def test_a_claim_on_a_kept_connection_the_server_dropped_is_made_on_another(
+    engine: Engine,
+) -> None:
+    """The pool pings a connection it hands out; a kept one is not pinged. When the server has
+    dropped it, the claim is made on a connection from the pool and the kept one reconnects."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a SQLite connection is a file: no server drops it")
+    from sqlalchemy import text
+
+    queue = queue_of(engine, ("first", "pr:1:1"), ("second", "pr:1:2"), ("third", "pr:1:3"))
+    kept = engine.connect()
+    try:
+        first = queue.claim_many(1, on=kept)
+        assert [job.kind for job in first] == ["first"]
+        pid = kept.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        kept.rollback()
+        with engine.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        second = queue.claim_many(1, on=kept)
+        assert [job.kind for job in second] == ["second"]
+        third = queue.claim_many(1, on=kept)  # the kept connection, connected anew
+        assert [job.kind for job in third] == ["third"]
+        assert kept.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != pid
+    finally:
+        kept.close()
