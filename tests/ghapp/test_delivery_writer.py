@@ -11,12 +11,14 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import Engine, event, select
 
 from ghapp.ingress import DeliveryWriter, Incoming, Recorded, Unstorable
 from ghapp.jobs import JobSpec
 from ghapp.tables import Delivery, Job, JobState
+from tests.support.events import heard
 
 NEW = Recorded(duplicate=False, jobs=1)
 DUPLICATE = Recorded(duplicate=True, jobs=0)
@@ -104,22 +106,15 @@ def test_jobs_of_one_pull_request_wait_behind_its_head_within_a_batch_and_across
 
 
 @contextmanager
-def statements_run(engine: Engine) -> Iterator[list[str]]:
+def statements_run(engine: Engine) -> Iterator[list[Any]]:
     """What the database is asked to run meanwhile: on SQLite every statement it runs, as SQLite
     reports it (one a row of an `executemany`, with its values); on PostgreSQL every statement
-    SQLAlchemy sends (one for all the rows of an `executemany`)."""
-    statements: list[str] = []
+    SQLAlchemy sends (one for all the rows of an `executemany`; its event's arguments)."""
     if engine.dialect.name != "sqlite":
-
-        def sent(_conn: object, _cursor: object, sql: str, *_args: object) -> None:
-            statements.append(sql)
-
-        event.listen(engine, "before_cursor_execute", sent)
-        try:
-            yield statements
-        finally:
-            event.remove(engine, "before_cursor_execute", sent)
+        with heard(engine, "before_cursor_execute") as sent:
+            yield sent
         return
+    statements: list[str] = []
 
     def traced(dbapi_connection: sqlite3.Connection, *_args: object) -> None:
         dbapi_connection.set_trace_callback(statements.append)
@@ -165,24 +160,18 @@ def test_on_sqlite_the_writer_keeps_one_connection_through_batches_and_failures(
     """The writer thread takes one connection for its life on SQLite; a batch the database refuses
     (written again row by row) leaves it writing the next batches. On PostgreSQL each batch takes
     a connection from the pool."""
-    checkouts: list[object] = []
-
-    def counted(dbapi_connection: object, *_args: object) -> None:
-        checkouts.append(dbapi_connection)
-
     writer = DeliveryWriter(engine)
-    event.listen(engine, "checkout", counted)
-    writer.start()
-    try:
-        first = [writer.submit(incoming(number)) for number in range(1, 4)]
-        assert [future.result(timeout=30) for future in first] == [NEW] * 3
-        refused = writer.submit(replace(incoming(4), installation_id=2**63))
-        assert isinstance(refused.exception(timeout=30), Unstorable)
-        later = [writer.submit(incoming(number)) for number in range(5, 8)]
-        assert [future.result(timeout=30) for future in later] == [NEW] * 3
-    finally:
-        writer.stop()
-        event.remove(engine, "checkout", counted)
+    with heard(engine, "checkout") as checkouts:
+        writer.start()
+        try:
+            first = [writer.submit(incoming(number)) for number in range(1, 4)]
+            assert [future.result(timeout=30) for future in first] == [NEW] * 3
+            refused = writer.submit(replace(incoming(4), installation_id=2**63))
+            assert isinstance(refused.exception(timeout=30), Unstorable)
+            later = [writer.submit(incoming(number)) for number in range(5, 8)]
+            assert [future.result(timeout=30) for future in later] == [NEW] * 3
+        finally:
+            writer.stop()
     if engine.dialect.name == "sqlite":
         assert len(checkouts) == 1, checkouts
     else:

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine, event, text
 
 from ghapp.group_commit import GroupCommit
 from ghapp.jobs import JobQueue, JobSpec, enqueue
+from tests.support.events import heard
 
 WAIT_S = 30.0
 
@@ -104,14 +105,13 @@ def test_a_busy_group_keeps_its_connection_and_gives_it_back_when_idle(engine: E
     transaction drops it: its writes are made again on connections taken (and checked) anew."""
     _table(engine)
     group: GroupCommit[int] = GroupCommit(engine)
-    taken: list[object] = []
-    event.listen(engine, "checkout", lambda *args: taken.append(args[0]))
-    results = _run_together(group, _insert(1), [_insert(i) for i in range(2, 5)])
-    assert results == [10, 20, 30, 40] and group.transactions == 2
-    assert len(taken) == 1, "the second commit took a connection of its own"
-    assert engine.pool.checkedout() == 0, "the idle group kept its connection"
-    taken.clear()
-    results = _run_together(group, _insert(5), [_insert(6), _insert(6), _insert(7)])
+    with heard(engine, "checkout") as taken:
+        results = _run_together(group, _insert(1), [_insert(i) for i in range(2, 5)])
+        assert results == [10, 20, 30, 40] and group.transactions == 2
+        assert len(taken) == 1, "the second commit took a connection of its own"
+        assert engine.pool.checkedout() == 0, "the idle group kept its connection"
+        taken.clear()
+        results = _run_together(group, _insert(5), [_insert(6), _insert(6), _insert(7)])
     assert results[0] == 50 and results[1] == 60 and results[3] == 70
     assert isinstance(results[2], Exception)
     # The first commit and the failed shared one on the held connection; each write of the failed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import datetime
 import json
@@ -13,7 +12,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from ghapp.router import Payload, Route, Router
 from ghapp.settings import Settings
 from ghapp.tables import Job, JobState
 from ghapp.worker import Worker
+from tests.support.events import heard
 from tests.support.web import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,20 +175,6 @@ def test_finishing_a_head_promotes_its_follower_in_two_statements(engine: Engine
     assert states == {"writeback": "done", "review": "queued", "later": "waiting"}
 
 
-@contextlib.contextmanager
-def counted_commits(engine: Engine) -> Iterator[list[object]]:
-    commits: list[object] = []
-
-    def commit(conn: object) -> None:
-        commits.append(conn)
-
-    event.listen(engine, "commit", commit)
-    try:
-        yield commits
-    finally:
-        event.remove(engine, "commit", commit)
-
-
 def test_a_completion_on_sqlite_claims_the_next_job_in_its_own_transaction(
     engine: Engine,
 ) -> None:
@@ -197,7 +183,7 @@ def test_a_completion_on_sqlite_claims_the_next_job_in_its_own_transaction(
     queue = queue_of(engine, ("writeback", "pr:1:7"), ("review", "pr:1:7"), ("later", "pr:1:7"))
     head = queue.claim()
     assert head is not None
-    with counted_commits(engine) as commits:
+    with heard(engine, "commit") as commits:
         following = queue.complete_and_claim(head, 1)
     assert len(commits) == 1
     with engine.connect() as conn:
@@ -215,12 +201,11 @@ def test_a_completion_on_sqlite_claims_the_next_job_in_its_own_transaction(
     assert queue.complete_and_claim(review, 1)[0].kind == "later"
 
 
-@pytest.mark.parametrize("until_idle", [False, True], ids=["run", "until-idle"])
-def test_a_worker_on_sqlite_runs_a_line_of_jobs_with_a_commit_each(
-    engine: Engine, database_url: str, until_idle: bool
-) -> None:
-    """Ten jobs of one pull request, one slot: each completion claims the next, so the worker
-    commits once a job, not twice (a claim and a completion)."""
+def one_slot_worker_of_ten(
+    engine: Engine, database_url: str, key_of: Callable[[int], str]
+) -> tuple[Worker, list[int]]:
+    """A worker of one slot and ten jobs, the nth on the serial key `key_of(n)`; it stops after
+    running the tenth. Answers it and the ids of the jobs it ran, in order."""
     ran: list[int] = []
 
     async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
@@ -230,8 +215,18 @@ def test_a_worker_on_sqlite_runs_a_line_of_jobs_with_a_commit_each(
 
     worker = worker_for(engine, database_url, handler)
     worker.concurrency = 1
-    add(engine, *[JobSpec("t", serial_key="pr:1:7") for _ in range(10)], now=0)
-    with counted_commits(engine) as commits:
+    add(engine, *[JobSpec("t", serial_key=key_of(number)) for number in range(10)], now=0)
+    return worker, ran
+
+
+@pytest.mark.parametrize("until_idle", [False, True], ids=["run", "until-idle"])
+def test_a_worker_on_sqlite_runs_a_line_of_jobs_with_a_commit_each(
+    engine: Engine, database_url: str, until_idle: bool
+) -> None:
+    """Ten jobs of one pull request, one slot: each completion claims the next, so the worker
+    commits once a job, not twice (a claim and a completion)."""
+    worker, ran = one_slot_worker_of_ten(engine, database_url, lambda _number: "pr:1:7")
+    with heard(engine, "commit") as commits:
         if until_idle:
             assert asyncio.run(worker.run_until_idle()) == 10
         else:
@@ -611,26 +606,9 @@ def test_a_worker_claims_on_one_connection_it_keeps_and_gives_back_when_it_stops
 ) -> None:
     """Claims go through the connection the worker keeps for its run, not one from the pool each
     (on PostgreSQL each of those cost a ping); stopped, the worker holds no connection."""
-    ran: list[int] = []
-
-    async def handler(deps: Deps, job: ClaimedJob, payload: Payload) -> None:
-        ran.append(job.id)
-        if len(ran) == 10:
-            worker.stop()
-
-    worker = worker_for(engine, database_url, handler)
-    worker.concurrency = 1
-    add(engine, *[JobSpec("t", serial_key=f"pr:1:{number}") for number in range(10)], now=0)
-    taken: list[object] = []
-
-    def checked_out(dbapi_connection: object, *_args: object) -> None:
-        taken.append(dbapi_connection)
-
-    event.listen(engine, "checkout", checked_out)
-    try:
+    worker, ran = one_slot_worker_of_ten(engine, database_url, lambda number: f"pr:1:{number}")
+    with heard(engine, "checkout") as taken:
         asyncio.run(worker.run())
-    finally:
-        event.remove(engine, "checkout", checked_out)
     assert len(ran) == 10
     # The kept connection, then one for each settle (the worker runs one job at a time, so no
     # settle waits for another); the claims after the first settle take none.
