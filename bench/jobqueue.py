@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, event, text
+from sqlalchemy import Connection, Engine, event, exists, select, text
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -32,10 +32,12 @@ sys.path.insert(0, str(ROOT))
 from bench.common import pin, postgres_engine, ratio_bar  # noqa: E402
 from ghapp.app import build_deps  # noqa: E402
 from ghapp.db import make_engine, migrate  # noqa: E402
+from ghapp.deliveries import UNFINISHED  # noqa: E402
 from ghapp.deps import Deps  # noqa: E402
 from ghapp.jobs import ClaimedJob, JobQueue, JobSpec, enqueue  # noqa: E402
 from ghapp.router import Payload, Route, Router  # noqa: E402
 from ghapp.settings import Settings  # noqa: E402
+from ghapp.tables import Job  # noqa: E402
 from ghapp.worker import Worker  # noqa: E402
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -98,14 +100,12 @@ def queue_loop(engine: Engine, count: int) -> float:
 # Whether any job is left to run: one probe of the claim index, so that watching for the end
 # costs the worker next to nothing (a count of every job by state, 50 times a second, cost it 6 %
 # of its CPU on PostgreSQL).
-UNFINISHED = text(
-    "SELECT EXISTS (SELECT 1 FROM jobs WHERE state IN ('queued', 'waiting', 'running'))"
-)
+LEFT_TO_RUN = select(exists().where(Job.state.in_([state.value for state in UNFINISHED])))
 
 
 def unfinished(engine: Engine) -> bool:
     with engine.connect() as conn:
-        return bool(conn.execute(UNFINISHED).scalar_one())
+        return bool(conn.execute(LEFT_TO_RUN).scalar_one())
 
 
 def worker_loop(deps: Deps, router: Router, count: int, concurrency: int) -> float:

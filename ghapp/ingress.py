@@ -197,7 +197,7 @@ class DeliveryWriter:
                 return
 
     def _write_batch(
-        self, batch: Sequence[tuple[Incoming, Future[Recorded]]], held: Connection | None = None
+        self, batch: Sequence[tuple[Incoming, Future[Recorded]]], held: Connection | None
     ) -> None:
         """Write the batch in one transaction; when that fails, write its deliveries one at a time,
         so a delivery another process recorded first is a duplicate and a delivery the database
