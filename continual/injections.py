@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, delete, insert, select
 
 from continual.persons import Recording
+from continual.prepared import Prepared
 from continual.suppression import Suppression
-from continual.tables import Account, Entry, Injection, Receipt, Repository, Suggestion
+from continual.tables import Account, Injection, Receipt, Repository, Suggestion
 from continual.values import Surface
+
+if TYPE_CHECKING:
+    from continual.recall import Card
 
 log = logging.getLogger(__name__)
 
@@ -63,32 +68,36 @@ class LessonHanded(NamedTuple):
         }
 
 
-# Built once: a context push asks it before every tool call, and building the statement cost
-# more than running it (bench/recall_live.py's profile, docs/performance.md).
-_PROVENANCE = (
-    select(Entry.id, Entry.lens, Entry.scope, Suggestion.seat, Suggestion.review_id)
-    .join(Receipt, Receipt.entry_id == Entry.id)
-    .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
-    .where(Entry.id.in_(bindparam("ids", expanding=True)))
-    .order_by(Receipt.at_ms, Receipt.id)
-)
+@functools.lru_cache(maxsize=32)
+def _provenance(count: int) -> Prepared:
+    """The receipts of ``count`` entries with their suggestions' seat and review, oldest first:
+    one statement per count of lessons handed, built once (a context push asks it before every
+    tool call). The entry's lens and kind come with its card, so the entries are not read."""
+    return Prepared(
+        select(Receipt.entry_id, Suggestion.seat, Suggestion.review_id)
+        .join(Suggestion, Suggestion.id == Receipt.suggestion_id)
+        .where(Receipt.entry_id.in_([bindparam(f"id{n}") for n in range(count)]))
+        .order_by(Receipt.at_ms, Receipt.id)
+    )
 
 
-def lessons_handed(conn: Connection, lessons: Sequence[HandedLesson]) -> tuple[LessonHanded, ...]:
-    """The provenance of each handed lesson, in the order handed (one query)."""
-    ids = [lesson.id for lesson in lessons]
-    if not ids:
+def lessons_handed(conn: Connection, cards: Sequence[Card]) -> tuple[LessonHanded, ...]:
+    """The provenance of each handed lesson's card, in the order handed (one query): its lens
+    and kind as the card says them (the kind is the scope recall gave it), the seat of its
+    earliest receipt and the reviews of all of them."""
+    if not cards:
         return ()
-    rows = conn.execute(_PROVENANCE, {"ids": ids}).all()
-    found: dict[str, tuple[str, str, str, list[str]]] = {}
-    for row in rows:
-        lens, kind, seat, sessions = found.setdefault(row.id, (row.lens, row.scope, row.seat, []))
-        if row.review_id and row.review_id not in sessions:
-            sessions.append(row.review_id)
+    ids = {f"id{n}": card.id for n, card in enumerate(cards)}
+    rows = _provenance(len(cards)).rows(conn, ids)
+    found: dict[str, tuple[str, list[str]]] = {}
+    for entry_id, seat, review_id in rows:
+        _, sessions = found.setdefault(entry_id, (seat, []))
+        if review_id and review_id not in sessions:
+            sessions.append(review_id)
     handed = []
-    for entry_id in ids:
-        lens, kind, seat, sessions = found.get(entry_id, ("", "repository", "", []))
-        handed.append(LessonHanded(entry_id, lens, kind, seat, tuple(sorted(sessions))))
+    for card in cards:
+        seat, sessions = found.get(card.id, ("", []))
+        handed.append(LessonHanded(card.id, card.lens, card.scope, seat, tuple(sorted(sessions))))
     return tuple(handed)
 
 
@@ -114,6 +123,8 @@ class Handed:
     recalled: tuple[str, ...] = ()
     # Where each lesson handed came from (``lessons_handed``), in the order handed.
     provenance: tuple[LessonHanded, ...] = ()
+    # The store's lessons handed, as their cards (what their provenance is read for).
+    cards: tuple[Card, ...] = field(default=(), repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -161,17 +172,37 @@ def injections_path(store_dir: Path, account_login: str, repository: str) -> Pat
     return store_dir / _safe(account_login) / _safe(name) / INJECTIONS_FILE
 
 
-# Built once: a context push runs these on every agent tool call.
-_SESSION_ROWS = select(
-    Injection.surface, Injection.set_sha256, Injection.entries, Injection.expires_ms
-).where(
-    Injection.account_id == bindparam("account_id"),
-    Injection.session_id == bindparam("session_id"),
+# Built once: a context push runs these on every agent tool call (on SQLite's driver).
+_SESSION_ROWS = Prepared(
+    select(Injection.surface, Injection.set_sha256, Injection.entries, Injection.expires_ms).where(
+        Injection.account_id == bindparam("account_id"),
+        Injection.session_id == bindparam("session_id"),
+    )
 )
-_DROP_EXPIRED = delete(Injection).where(
-    Injection.account_id == bindparam("account_id"), Injection.expires_ms <= bindparam("now")
+_DROP_EXPIRED = Prepared(
+    delete(Injection).where(
+        Injection.account_id == bindparam("account_id"), Injection.expires_ms <= bindparam("now")
+    )
 )
-_RECORD = insert(Injection)
+_RECORD = Prepared(
+    insert(Injection).values(
+        {
+            column: bindparam(column)
+            for column in (
+                "account_id",
+                "repository_id",
+                "person_id",
+                "session_id",
+                "surface",
+                "set_sha256",
+                "entries",
+                "chars",
+                "at_ms",
+                "expires_ms",
+            )
+        }
+    )
+)
 
 
 class SessionRow(NamedTuple):
@@ -185,7 +216,7 @@ class SessionRow(NamedTuple):
 
 def session_rows(conn: Connection, account_id: int, session_id: str) -> list[SessionRow]:
     """The session's injection rows: one read serves both ``seen_in`` and ``recorded_in``."""
-    found = conn.execute(_SESSION_ROWS, {"account_id": account_id, "session_id": session_id})
+    found = _SESSION_ROWS.rows(conn, {"account_id": account_id, "session_id": session_id})
     return [SessionRow(*row) for row in found]
 
 
@@ -218,9 +249,9 @@ def record_row(
     recording: Recording,
     now: int,
 ) -> None:
-    conn.execute(_DROP_EXPIRED, {"account_id": target.account_id, "now": now})
-    conn.execute(
-        _RECORD,
+    _DROP_EXPIRED.run(conn, {"account_id": target.account_id, "now": now})
+    _RECORD.run(
+        conn,
         {
             "account_id": target.account_id,
             "repository_id": target.repository_id,

@@ -5,15 +5,11 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.sql import ClauseElement
 
 if TYPE_CHECKING:  # alembic is imported when a migration is read or run, not by every command
     from alembic.config import Config
@@ -23,8 +19,6 @@ log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 READONLY_OPTION = "hindsight_readonly"
-# SQLite's driver binds `:name` parameters from a mapping, so one row's dict serves as it is.
-_SQLITE_NAMED = SQLiteDialect_pysqlite(paramstyle="named")
 
 
 class NotMigrated(Exception):
@@ -110,32 +104,6 @@ def reading(engine: Engine) -> Connection:
     Writing through it is a mistake SQLite reports as `database is locked` under contention.
     """
     return engine.connect().execution_options(**{READONLY_OPTION: True})
-
-
-def sqlite_sql(statement: ClauseElement) -> str:
-    """`statement` as SQLite's driver runs it, with `:name` parameters; compile it once, at import."""
-    return str(statement.compile(dialect=_SQLITE_NAMED))
-
-
-def execute_on_driver(conn: Connection, sql: str, rows: Sequence[Mapping[str, object]]) -> int:
-    """Run `sql` (from `sqlite_sql`) once a row on the SQLite driver, in the caller's transaction
-    (begun here when there is none); answers how many rows it changed.
-
-    For the inserts of every webhook delivery: through SQLAlchemy, making the execution and its
-    result cost more CPU than inserting the rows (docs/performance.md, "Ingress"). No SQLAlchemy
-    event sees these statements. A database error is raised as SQLAlchemy raises it
-    (`IntegrityError`, `OperationalError`, ...), without the rows, which may be large bodies.
-    """
-    if not conn.in_transaction():
-        conn.begin()
-    driver = conn.connection.driver_connection
-    assert driver is not None, "a connection in a transaction has its driver's connection"
-    try:
-        return int(driver.executemany(sql, rows).rowcount)
-    except sqlite3.Error as exc:
-        raise DBAPIError.instance(
-            sql, None, exc, sqlite3.Error, hide_parameters=True, dialect=conn.dialect
-        ) from exc
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:

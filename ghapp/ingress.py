@@ -21,9 +21,9 @@ from sqlalchemy.exc import DataError, IntegrityError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
+from continual.prepared import execute_on_driver, sqlite_sql
 from ghapp import signature
 from ghapp.bodies import Refused, read_capped
-from ghapp.db import execute_on_driver, sqlite_sql
 from ghapp.deliveries import PRUNE_BATCH, prune_bodies
 from ghapp.envelopes import BadPayload, check_values
 from ghapp.forwarded import InstallationFinder, NotInstalled

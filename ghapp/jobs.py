@@ -28,8 +28,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.elements import BindParameter
 
+from continual.prepared import execute_on_driver, sqlite_sql
 from continual.secrets import redact
-from ghapp.db import execute_on_driver, reading, sqlite_sql
+from ghapp.db import reading
 from ghapp.group_commit import GroupCommit
 from ghapp.tables import Job, JobState
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, bindparam, select
 
+from continual.prepared import Prepared
 from continual.tables import HistoryComment, HistoryLesson
 from continual.values import EntryState
 
@@ -32,8 +33,9 @@ class HistoryCard:
         return f"{LESSON_SUBJECT}{self.id}"
 
 
-# Built once: every review and agent hand-out asks it (a context push before each tool call).
-_ACTIVE = (
+# Built once: every review and agent hand-out asks it (a context push before each tool call;
+# on SQLite's driver).
+_ACTIVE = Prepared(
     select(HistoryLesson.id, HistoryLesson.key, HistoryLesson.text, HistoryLesson.prs)
     .add_columns(HistoryLesson.comment_ids, HistoryLesson.seat)
     .where(
@@ -51,21 +53,21 @@ _PATHS = select(HistoryComment.id, HistoryComment.path).where(
 def active_lessons(conn: Connection, repository_id: int) -> list[HistoryCard]:
     """The repository's active history lessons (never a candidate, never a deleted one), those
     resting on the most pull requests first, then the oldest."""
-    rows = conn.execute(_ACTIVE, {"repository_id": repository_id}).all()
+    rows = _ACTIVE.rows(conn, {"repository_id": repository_id})
     if not rows:
         return []
-    cited = {int(row.id): json.loads(row.comment_ids) for row in rows}
+    cited = {int(lesson_id): json.loads(comments) for lesson_id, *_, comments, _ in rows}
     ids = sorted({int(i) for found in cited.values() for i in found})
     paths = {int(r.id): r.path for r in conn.execute(_PATHS, {"ids": ids})} if ids else {}
     cards = [
         HistoryCard(
-            int(row.id),
-            row.key,
-            row.text,
-            tuple(json.loads(row.prs)),
-            tuple(sorted({paths[i] for i in cited[int(row.id)] if i in paths})),
-            row.seat,
+            int(lesson_id),
+            key,
+            text,
+            tuple(json.loads(prs)),
+            tuple(sorted({paths[i] for i in cited[int(lesson_id)] if i in paths})),
+            seat,
         )
-        for row in rows
+        for lesson_id, key, text, prs, _, seat in rows
     ]
     return sorted(cards, key=lambda card: (-len(card.prs), card.id))

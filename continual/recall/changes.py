@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
+from continual.prepared import Prepared
 from continual.tables import Account, Entry, EntryChange
 
 # Changes kept per account. A process further behind than this rebuilds its index instead of
@@ -74,14 +75,15 @@ def _prune(conn: Connection, account_id: int, first: int, last: int) -> None:
         )
 
 
-# Built once: every question any surface asks starts with this read.
-_GENERATION = select(Account.store_generation).where(Account.id == bindparam("account_id"))
+# Built once: every question any surface asks starts with this read (on SQLite's driver).
+_GENERATION = Prepared(
+    select(Account.store_generation).where(Account.id == bindparam("account_id"))
+)
 
 
 def generation_of(conn: Connection, account_id: int) -> int:
     """The account's store generation: one primary-key read."""
-    found = conn.execute(_GENERATION, {"account_id": account_id}).scalar_one_or_none()
-    return int(found or 0)
+    return int(_GENERATION.scalar(conn, {"account_id": account_id}) or 0)
 
 
 def changed_since(conn: Connection, account_id: int, after: int, upto: int) -> Sequence[str] | None:

@@ -56,6 +56,7 @@ def _handed(surface: Surface, session_id: str, packed: Packed, text: str | None 
         session_id=session_id,
         text=final,
         lessons=tuple(HandedLesson(c.id, c.key, c.text) for c in packed.cards),
+        cards=packed.cards,
         set_sha256=hashlib.sha256(final.encode("utf-8")).hexdigest(),
         entries=packed.entries,
         omitted=packed.omitted,
@@ -106,10 +107,10 @@ def _deliver(
 
 def _provenance(conn: Connection, handed: Handed) -> tuple[LessonHanded, ...]:
     """Where each lesson handed came from, in the order handed: what composing already said (a
-    history lesson is no entry), then the entries' receipts for the rest (one query)."""
+    history lesson is no entry), then the store's cards and their receipts (one query)."""
     given = {lesson.id: lesson for lesson in handed.provenance}
-    rest = [lesson for lesson in handed.lessons if lesson.id not in given]
-    given.update((lesson.id, lesson) for lesson in lessons_handed(conn, rest))
+    cards = [card for card in handed.cards if card.id not in given]
+    given.update((lesson.id, lesson) for lesson in lessons_handed(conn, cards))
     return tuple(given[lesson.id] for lesson in handed.lessons)
 
 

@@ -9,9 +9,11 @@ import pytest
 from sqlalchemy import Engine
 
 from continual.persons import Preference
+from continual.recall import SnapshotCache
 from continual.surfaces import Handed, hand_brief, hand_context
-from continual.values import Decision
+from continual.values import Decision, Source
 from tests.continual.test_recall_surfaces import lessons_in, review, target
+from tests.support.events import heard, statements_run
 from tests.support.recall import NOW, Tenant, accept, decide, live_entries, seed, suggest
 
 
@@ -103,6 +105,18 @@ def test_a_hand_records_where_each_lesson_came_from(
     assert context(engine, tmp_path, org, "s1", "src/app.py").as_json()["lessons_handed"] == []
 
 
+def test_a_widened_lesson_is_handed_as_the_accounts(engine: Engine, tmp_path: Path) -> None:
+    """Its kind is the scope recall gave it: a merged fix of the same mechanism in a second
+    repository widens the lesson to the account (its twin there says the same text, so it is
+    handed once)."""
+    org = seed(engine, 1, "octo", "app", "lib")
+    accept(engine, org, "octo/app", review_id="r_app")
+    accept(engine, org, "octo/lib", review_id="r_lib", source=Source.FIX_PR)
+    pushed = context(engine, tmp_path, org, "s1", "src/app.py")
+    [handed] = pushed.provenance
+    assert (handed.kind, handed.sessions) == ("account", ("r_app",))
+
+
 @pytest.mark.parametrize("tokens", [0, -1, 64_001, True])
 def test_an_injection_budget_is_1_to_64000_tokens(
     engine: Engine, org: Tenant, tmp_path: Path, tokens: int
@@ -149,3 +163,44 @@ def test_the_budgets_bound_a_brief_and_a_push(engine: Engine, org: Tenant, tmp_p
     )
     assert pushed.text == "" and lessons_in(pushed) == ()
     assert len(lessons_in(context(engine, tmp_path, org, "s3", "src/app.py"))) == 2
+
+
+def test_a_warm_context_push_on_sqlite_runs_its_statements_on_the_driver(
+    engine: Engine, org: Tenant, tmp_path: Path
+) -> None:
+    """A push asks before every tool call: on SQLite its statements skip SQLAlchemy's execution
+    (docs/performance.md), and a warm cache reads no lesson and no suppression again."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL's statements run through SQLAlchemy")
+    accept(engine, org, "octo/app")
+    cache = SnapshotCache()
+    app = target(engine, org)
+
+    def push(session: str) -> Handed:
+        return hand_context(
+            engine,
+            tmp_path,
+            app,
+            session_id=session,
+            paths=["src/app.py"],
+            preference=Preference(),
+            person_id=None,
+            now=NOW + 5000,
+            snapshots=cache,
+        )
+
+    assert len(push("s1").lessons) == 1  # builds the snapshot, reads the suppressions
+    with statements_run(engine) as ran, heard(engine, "before_cursor_execute") as sent:
+        assert len(push("s2").lessons) == 1
+    assert sent == [], "no statement went through SQLAlchemy's execution"
+    assert [" ".join(sql.split()[:4]) for sql in ran] == [
+        "BEGIN IMMEDIATE",
+        "SELECT accounts.store_generation FROM accounts",  # the snapshot is current
+        "SELECT injections.surface, injections.set_sha256, injections.entries,",  # the session's
+        "SELECT accounts.store_generation FROM accounts",  # the suppressions kept are current
+        'SELECT history_lessons.id, history_lessons."key", history_lessons.text,',
+        "SELECT receipts.entry_id, suggestions.seat, suggestions.review_id",  # its provenance
+        "DELETE FROM injections WHERE",  # the account's expired incognito rows
+        "INSERT INTO injections (account_id,",
+        "COMMIT",
+    ]

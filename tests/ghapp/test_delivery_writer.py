@@ -5,20 +5,17 @@ many deliveries it holds."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
 
-from sqlalchemy import Engine, event, select
+from sqlalchemy import Engine, select
 
 from ghapp.ingress import DeliveryWriter, Incoming, Recorded, Unstorable
 from ghapp.jobs import JobSpec
 from ghapp.tables import Delivery, Job, JobState
-from tests.support.events import heard
+from tests.support.events import heard, statements_run
 
 NEW = Recorded(duplicate=False, jobs=1)
 DUPLICATE = Recorded(duplicate=True, jobs=0)
@@ -103,32 +100,6 @@ def test_jobs_of_one_pull_request_wait_behind_its_head_within_a_batch_and_across
     states = job_states(engine)
     assert states[later.delivery_id] == JobState.WAITING, "its pull request has a job running"
     assert states[after_done.delivery_id] == JobState.QUEUED, "its pull request's job is done"
-
-
-@contextmanager
-def statements_run(engine: Engine) -> Iterator[list[Any]]:
-    """What the database is asked to run meanwhile: on SQLite every statement it runs, as SQLite
-    reports it (one a row of an `executemany`, with its values); on PostgreSQL every statement
-    SQLAlchemy sends (one for all the rows of an `executemany`; its event's arguments)."""
-    if engine.dialect.name != "sqlite":
-        with heard(engine, "before_cursor_execute") as sent:
-            yield sent
-        return
-    statements: list[str] = []
-
-    def traced(dbapi_connection: sqlite3.Connection, *_args: object) -> None:
-        dbapi_connection.set_trace_callback(statements.append)
-
-    def untraced(dbapi_connection: sqlite3.Connection, *_args: object) -> None:
-        dbapi_connection.set_trace_callback(None)
-
-    event.listen(engine, "checkout", traced)
-    event.listen(engine, "checkin", untraced)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "checkout", traced)
-        event.remove(engine, "checkin", untraced)
 
 
 def test_a_batch_of_new_deliveries_reads_nothing_and_inserts_each_row_once(

@@ -1,0 +1,88 @@
+"""Statements run on SQLite's driver (`Prepared`): the rows SQLAlchemy would answer, in the
+caller's transaction, with SQLAlchemy's errors; refused when SQLAlchemy would change a value."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import Engine, bindparam, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from continual.prepared import Prepared
+from continual.tables import Account, Repository
+from tests.support.recall import seed
+
+_ACCOUNT = Prepared(
+    select(Account.id, Account.login, Account.store_generation).where(Account.id == bindparam("id"))
+)
+_NEW_REPOSITORY = Prepared(
+    insert(Repository).values(
+        id=bindparam("id"), account_id=bindparam("account_id"), full_name=bindparam("name")
+    )
+)
+
+
+def test_rows_are_the_tuples_sqlalchemy_answers(engine: Engine) -> None:
+    seed(engine, 1, "octo", "app")
+    with engine.connect() as conn:
+        plain = [tuple(row) for row in conn.execute(_ACCOUNT.statement, {"id": 1})]
+        assert _ACCOUNT.rows(conn, {"id": 1}) == plain == [(1, "octo", 0)]
+        assert _ACCOUNT.scalar(conn, {"id": 1}) == 1
+        assert _ACCOUNT.rows(conn, {"id": 2}) == [] and _ACCOUNT.scalar(conn, {"id": 2}) is None
+
+
+def test_a_statements_own_values_are_bound_beside_the_callers(engine: Engine) -> None:
+    """`full_name = 'octo/app'` is a value of the statement, not the caller's."""
+    named = Prepared(
+        select(Repository.id).where(
+            Repository.account_id == bindparam("account_id"), Repository.full_name == "octo/app"
+        )
+    )
+    assert "octo/app" not in named.sql, "bound as a parameter, as SQLAlchemy binds it"
+    tenant = seed(engine, 1, "octo", "app", "lib")
+    with engine.connect() as conn:
+        assert named.rows(conn, {"account_id": 1}) == [(tenant.repos["octo/app"],)]
+
+
+def test_it_writes_in_the_callers_transaction(engine: Engine) -> None:
+    seed(engine, 1, "octo", "app")
+    with engine.connect() as conn:
+        _NEW_REPOSITORY.run(conn, {"id": 99, "account_id": 1, "name": "octo/new"})
+        assert conn.in_transaction()
+        conn.rollback()
+        assert conn.execute(select(Repository.id).where(Repository.id == 99)).all() == []
+    with engine.begin() as conn:
+        _NEW_REPOSITORY.run(conn, {"id": 99, "account_id": 1, "name": "octo/new"})
+    with engine.connect() as conn:
+        assert conn.execute(select(Repository.full_name).where(Repository.id == 99)).all() == [
+            ("octo/new",)
+        ]
+
+
+def test_a_refused_write_raises_sqlalchemys_error(engine: Engine) -> None:
+    """On SQLite's driver the error names no value (they may be large bodies)."""
+    seed(engine, 1, "octo", "app")
+    with pytest.raises(IntegrityError) as refused, engine.begin() as conn:
+        _NEW_REPOSITORY.run(conn, {"id": 98, "account_id": 404, "name": "secret/name"})
+    if engine.dialect.name == "sqlite":
+        assert "FOREIGN KEY" in str(refused.value)
+        assert "secret/name" not in str(refused.value)
+    with engine.connect() as conn:
+        assert conn.execute(select(Repository.id).where(Repository.id == 98)).all() == []
+
+
+def test_a_statement_whose_values_sqlalchemy_changes_is_refused() -> None:
+    """A boolean or a date is converted by SQLAlchemy on SQLite: the driver's tuples would differ."""
+    from sqlalchemy import Boolean, Column, DateTime, Integer, MetaData, Table
+
+    table = Table(
+        "converted",
+        MetaData(),
+        Column("id", Integer, primary_key=True),
+        Column("flag", Boolean),
+        Column("at", DateTime),
+    )
+    with pytest.raises(TypeError, match="not prepared"):
+        Prepared(select(table.c.flag))
+    with pytest.raises(TypeError, match="not prepared"):
+        Prepared(select(table.c.id).where(table.c.at == bindparam("at", type_=DateTime)))
+    Prepared(select(table.c.id).where(table.c.id == bindparam("id")))
