@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import bar, ratio_bar
 from continual.judge.questions import undecided_replies
 from continual.markers import neutralise, parse_suggestion_marker, with_suggestion_marker
-from continual.replies import classify_reply, is_undo, read_deferral
+from continual.replies import classify_reply, forget_readings, is_undo
 from continual.secrets import find_secret
 from continual.writeback.authors import Author, is_maintainer
 from continual.writeback.pull import PullState
@@ -143,7 +143,7 @@ def ms(work: Callable[[], object], repeat: int) -> float:
     text (what the reply rules keep of a text they read is dropped first)."""
     times = []
     for _ in range(repeat):
-        read_deferral.cache_clear()
+        forget_readings()
         started = time.perf_counter()
         work()
         times.append((time.perf_counter() - started) * 1000)

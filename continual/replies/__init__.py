@@ -8,9 +8,17 @@ from continual.replies.natural import (
     AGREEMENT_RULE,
     MAX_NATURAL_CHARS,
     classify_natural,
+    clean_prose,
     read_agreement,
 )
 from continual.replies.verdict import Binding, Deferral, Verdict
+
+
+def forget_readings() -> None:
+    """Drop what the rules keep of the last texts they read (their deferrals and prose), so that
+    the next reading of a text is a first one (bench/untrusted_text.py)."""
+    read_deferral.cache_clear()
+    clean_prose.cache_clear()
 
 
 def classify_reply(text: str, *, app_slug: str) -> Verdict | None:

