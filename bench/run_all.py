@@ -28,11 +28,11 @@ BENCHMARKS = {
     "recall": (["bench/recall.py"], ["bench/recall.py", "--entries", "100000", "--queries", "100"]),
     "surfaces": (
         ["bench/surfaces.py"],
-        ["bench/surfaces.py", "--entries", "100000", "--queries", "100"],
+        ["bench/surfaces.py", "--entries", "100000", "--queries", "300"],
     ),
     "recall_live": (
         ["bench/recall_live.py"],
-        ["bench/recall_live.py", "--entries", "100000", "--queries", "100", "--changes", "100"],
+        ["bench/recall_live.py", "--entries", "100000", "--queries", "300", "--changes", "100"],
     ),
     "decisions": (["bench/decisions.py"], ["bench/decisions.py"]),
     "untrusted_text": (["bench/untrusted_text.py"], ["bench/untrusted_text.py", "--repeat", "3"]),

@@ -27,10 +27,10 @@ from bench.recall import REPOSITORIES, build_workload  # noqa: E402
 from continual.injections import Target  # noqa: E402
 from continual.lifecycle import CONFIRMATION_TTL_MS, DAY_MS  # noqa: E402
 from continual.persons import Preference  # noqa: E402
-from continual.recall import Card, SnapshotCache, number_account  # noqa: E402
+from continual.recall import Card, Snapshot, SnapshotCache, number_account  # noqa: E402
 from continual.surfaces import hand_context  # noqa: E402
 from continual.tables import Account, Entry, Receipt, Repository, Suggestion  # noqa: E402
-from ghapp.db import make_engine, migrate, reading  # noqa: E402
+from ghapp.db import Checkpointer, make_engine, migrate, reading  # noqa: E402
 
 ACCOUNT_ID = 1
 NOW = 1_780_000_000_000
@@ -157,12 +157,34 @@ def rows_of(
 def measure_pushes(
     engine: Engine, tmp: Path, cache: SnapshotCache, queries: list[dict[str, object]]
 ) -> tuple[list[float], list[float], int]:
-    """Per query, the index search alone and a whole context push (ms); lessons handed."""
-    preference = Preference(lesson_cap=10)
+    """Per query, the index search alone and a whole context push (ms); lessons handed.
+
+    As in the server, a thread copies the WAL back into the database (`ghapp.db.Checkpointer`),
+    so that no push's commit does it."""
     with reading(engine) as conn:
         snapshot = cache.get(conn, ACCOUNT_ID, now=NOW)
     pushed: list[float] = []
     searched: list[float] = []
+    checkpointer = Checkpointer(engine.url.render_as_string(hide_password=False))
+    checkpointer.start()
+    try:
+        handed = _push_each(engine, tmp, cache, snapshot, queries, searched, pushed)
+    finally:
+        checkpointer.stop()
+    return searched, pushed, handed
+
+
+def _push_each(
+    engine: Engine,
+    tmp: Path,
+    cache: SnapshotCache,
+    snapshot: Snapshot,
+    queries: list[dict[str, object]],
+    searched: list[float],
+    pushed: list[float],
+) -> int:
+    """Each query searched alone, then pushed; the times appended, the lessons handed counted."""
+    preference = Preference(lesson_cap=10)
     handed = 0
     for n, query in enumerate(queries):
         repository = str(query["repository"])
@@ -192,7 +214,7 @@ def measure_pushes(
         )
         pushed.append((time.perf_counter() - started) * 1000)
         handed += len(result.entries)
-    return searched, pushed, handed
+    return handed
 
 
 def main() -> int:
