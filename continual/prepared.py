@@ -1,5 +1,5 @@
 """Statements compiled once and run on SQLite's driver, for the paths that run them on every
-webhook delivery or agent tool call.
+webhook delivery (its inserts) or agent tool call (a context push's reads and record).
 
 Through SQLAlchemy, a small statement's execution and result cost more CPU than SQLite takes to
 run it: on a context push, the statements' execution was a fifth of the whole push and the
@@ -25,11 +25,6 @@ from sqlalchemy.sql.expression import Executable
 _SQLITE_NAMED = SQLiteDialect_pysqlite(paramstyle="named")
 
 
-def sqlite_sql(statement: ClauseElement) -> str:
-    """`statement` as SQLite's driver runs it, with `:name` parameters; compile it once, at import."""
-    return str(statement.compile(dialect=_SQLITE_NAMED))
-
-
 def _driver(conn: Connection) -> sqlite3.Connection:
     """The driver's connection under `conn`, in the caller's transaction (begun when none is)."""
     if not conn.in_transaction():
@@ -45,20 +40,6 @@ def _raised(conn: Connection, sql: str, exc: sqlite3.Error) -> StatementError:
     return DBAPIError.instance(
         sql, None, exc, sqlite3.Error, hide_parameters=True, dialect=conn.dialect
     )
-
-
-def execute_on_driver(conn: Connection, sql: str, rows: Sequence[Mapping[str, object]]) -> int:
-    """Run `sql` (from `sqlite_sql`) once a row on the SQLite driver, in the caller's transaction
-    (begun here when there is none); answers how many rows it changed.
-
-    For the inserts of every webhook delivery: through SQLAlchemy, making the execution and its
-    result cost more CPU than inserting the rows (docs/performance.md, "Ingress").
-    """
-    driver = _driver(conn)
-    try:
-        return int(driver.executemany(sql, rows).rowcount)
-    except sqlite3.Error as exc:
-        raise _raised(conn, sql, exc) from exc
 
 
 class Prepared:
@@ -107,6 +88,18 @@ class Prepared:
         """The first column of the first row; None when there is no row."""
         found = self.rows(conn, params)
         return found[0][0] if found else None
+
+    def run_many(self, conn: Connection, rows: Sequence[Mapping[str, object]]) -> int:
+        """Run a statement that answers no rows once a row (``executemany``); how many rows it
+        changed. For the inserts of every webhook delivery, which may be 25 MiB bodies."""
+        if conn.dialect.name != "sqlite":
+            return int(conn.execute(self.statement, rows).rowcount)
+        driver = _driver(conn)
+        try:
+            many = rows if not self._fixed else [self._params(row) for row in rows]
+            return int(driver.executemany(self.sql, many).rowcount)
+        except sqlite3.Error as exc:
+            raise _raised(conn, self.sql, exc) from exc
 
     def run(self, conn: Connection, params: Mapping[str, object]) -> None:
         """Run a statement that answers no rows."""

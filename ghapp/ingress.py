@@ -21,7 +21,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
-from continual.prepared import execute_on_driver, sqlite_sql
+from continual.prepared import Prepared
 from ghapp import signature
 from ghapp.bodies import Refused, read_capped
 from ghapp.deliveries import PRUNE_BATCH, prune_bodies
@@ -54,7 +54,7 @@ OUTCOMES = {
 # Built once: the writer runs them for every batch, and building them cost more CPU than running
 # them (docs/performance.md, "Ingress"). A delivery whose id or body is recorded already is left
 # as it is: deduplication is the insert itself (`_insert_new`). SQLite's driver runs its insert.
-_INSERT_NEW_SQLITE = sqlite_sql(sqlite_insert(Delivery).on_conflict_do_nothing())
+_INSERT_NEW_SQLITE = Prepared(sqlite_insert(Delivery).on_conflict_do_nothing())
 _INSERT_NEW_POSTGRESQL = postgresql_insert(Delivery).on_conflict_do_nothing().returning(Delivery.id)
 _SEEN = select(Delivery.id, Delivery.body_sha256).where(
     or_(
@@ -79,7 +79,7 @@ def _insert_new(conn: Connection, rows: list[dict[str, object]]) -> set[str]:
         return set()
     if conn.dialect.name == "postgresql":
         return set(conn.execute(_INSERT_NEW_POSTGRESQL, rows).scalars())
-    if execute_on_driver(conn, _INSERT_NEW_SQLITE, rows) != len(rows):
+    if _INSERT_NEW_SQLITE.run_many(conn, rows) != len(rows):
         raise _Replayed
     return {str(row["id"]) for row in rows}
 

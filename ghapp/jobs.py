@@ -28,7 +28,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.elements import BindParameter
 
-from continual.prepared import execute_on_driver, sqlite_sql
+from continual.prepared import Prepared
 from continual.secrets import redact
 from ghapp.db import reading
 from ghapp.group_commit import GroupCommit
@@ -193,18 +193,18 @@ _KEY_TAKEN = (
     )
     .exists()
 )
-_INSERT_JOBS = insert(Job).from_select(
-    [*_INSERTED, "state"],
-    select(
-        *(bindparam(name, type_=Job.__table__.c[name].type) for name in _INSERTED),
-        case(
-            (_KEY_TAKEN, literal_column(f"'{JobState.WAITING.value}'")),
-            else_=literal_column(f"'{JobState.QUEUED.value}'"),
+_INSERT_JOBS = Prepared(
+    insert(Job).from_select(
+        [*_INSERTED, "state"],
+        select(
+            *(bindparam(name, type_=Job.__table__.c[name].type) for name in _INSERTED),
+            case(
+                (_KEY_TAKEN, literal_column(f"'{JobState.WAITING.value}'")),
+                else_=literal_column(f"'{JobState.QUEUED.value}'"),
+            ),
         ),
-    ),
+    )
 )
-# On SQLite the driver runs it (`execute_on_driver`): each delivery's transaction inserts its jobs.
-_INSERT_JOBS_SQLITE = sqlite_sql(_INSERT_JOBS)
 
 
 def _not_started(conn: Connection, keys: set[object]) -> set[tuple[object, object]]:
@@ -237,10 +237,8 @@ def insert_jobs(conn: Connection, rows: list[dict[str, object]]) -> int:
     """
     lock_keys(conn, {row["serial_key"] for row in rows})
     rows = _coalesced(conn, rows)
-    if rows and conn.dialect.name == "sqlite":
-        execute_on_driver(conn, _INSERT_JOBS_SQLITE, rows)
-    elif rows:
-        conn.execute(_INSERT_JOBS, rows)
+    if rows:
+        _INSERT_JOBS.run_many(conn, rows)  # each delivery's transaction: on SQLite, its driver
     return len(rows)
 
 

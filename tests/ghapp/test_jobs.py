@@ -540,7 +540,7 @@ def test_a_handler_receives_its_routes_shape_and_a_body_without_it_parks_dead(
 def test_jobs_inserted_on_sqlites_driver_keep_the_callers_transaction_and_errors(
     engine: Engine,
 ) -> None:
-    """On SQLite the driver runs the insert of jobs (`execute_on_driver`): on a connection with no
+    """On SQLite the driver runs the insert of jobs (`Prepared.run_many`): on a connection with no
     transaction it begins one that the caller commits or drops, and a row the database refuses
     raises SQLAlchemy's `IntegrityError`, naming no value of the rows."""
     from sqlalchemy.exc import IntegrityError
