@@ -34,9 +34,11 @@ FULL_NAME_PATTERN = (
     r"(?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}|\.[A-Za-z0-9_-][A-Za-z0-9._-]{0,98}|\.\.[A-Za-z0-9._-]{1,98})$"
 )
 NUL_ESCAPE = b"\\u0000"
-# A run of 19 digits is the shortest that can spell an integer outside 64 bits; the body is
-# looked at with every digit read as 0 and every other byte as a space, in C.
-DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+# A run of 19 digits is the shortest that can spell an integer outside 64 bits. The body is looked
+# at once, in C, with every digit read as 0, `\` and `u` kept and every other byte read as a
+# space: a long run of 0 is then a long run of digits, and `\u0000` an escape of NUL or of
+# another character written in digits (`\u2019`), which the body itself then tells apart.
+MASK = bytes(0x30 if 0x30 <= b <= 0x39 else b if b in b"\\u" else 0x20 for b in range(256))
 LONG_DIGIT_RUN = b"0" * 19
 MAX_PROBLEMS = 5  # a refusal names at most this many fields
 FIELD_NAME_CHARS = 60
@@ -307,8 +309,9 @@ def check_values(event: str, payload: Mapping[str, Any], body: bytes) -> None:
     Both are looked for only when the raw body could hold one (a `\\u0000` escape, a run of 19
     digits), so a common payload is not walked at all. orjson reads an integer below -2^63 as a
     float, so an integral float that large is refused too."""
-    nul = NUL_ESCAPE in body
-    wide = LONG_DIGIT_RUN in body.translate(DIGITS_AS_ZERO)
+    masked = body.translate(MASK)
+    nul = NUL_ESCAPE in masked and NUL_ESCAPE in body
+    wide = LONG_DIGIT_RUN in masked
     if nul or wide:
         problems = _problems(payload, nul=nul, wide=wide)
         if problems:

@@ -3,8 +3,9 @@ a cap on every body.
 
 A request over the bound is answered 503 at once and its connection closed, so a flood of slow
 clients cannot hold every descriptor; a body that has not arrived whole by the deadline is answered
-408 and its connection closed; a body over its route's cap (declared, or counted as it streams) is
-answered 413 and the rest never read, whatever the route's handler does with it. `/healthz` and
+408 and its connection closed (a sweep every tenth of the deadline, at most a second, finds it); a
+body over its route's cap (declared, or counted as it streams) is answered 413 and the rest never
+read, whatever the route's handler does with it. `/healthz` and
 `/readyz` are answered outside the bound, so a flood never hides whether the process is up.
 """
 
@@ -14,6 +15,7 @@ import asyncio
 import logging
 import resource
 import time
+from typing import Any
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -80,6 +82,12 @@ class Guard:
         self.in_flight = 0
         self._refused = 0
         self._refusals_logged_at = 0.0
+        # The requests waiting for a part of their body, with their deadlines. One sweep a tick
+        # cancels those past it, instead of a timer for each request (a timer cost every
+        # delivery more CPU than the rest of this guard: docs/performance.md, "Ingress").
+        self._waiting: dict[asyncio.Task[Any], tuple[float, dict[str, bool]]] = {}
+        self._sweep: asyncio.TimerHandle | None = None
+        self.tick_s = min(1.0, body_timeout_s / 10)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in UNBOUNDED_PATHS:
@@ -115,19 +123,27 @@ class Guard:
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.body_timeout_s
+        task = asyncio.current_task()
+        assert task is not None  # an ASGI request always runs in a task
         state = {"body_done": False, "timed_out": False, "started": False, "too_large": False}
         received = [0]
 
         async def receive_by_deadline() -> Message:
             if state["body_done"]:
                 return await receive()
-            try:
-                # A deadline, not `wait_for`: no task is made for each message of each body.
-                async with asyncio.timeout_at(deadline):
-                    message = await receive()
-            except TimeoutError:
+            if loop.time() >= deadline:
                 state["timed_out"] = True
-                raise BodyTimeout from None
+                raise BodyTimeout
+            self._wait(loop, task, deadline, state)
+            try:
+                message = await receive()
+            except asyncio.CancelledError:
+                # Cancelled by the sweep, and by nothing else: the body is late.
+                if state["timed_out"] and task.uncancel() == 0:
+                    raise BodyTimeout from None
+                raise
+            finally:
+                del self._waiting[task]
             if message["type"] != "http.request" or not message.get("more_body", False):
                 state["body_done"] = True
             received[0] += len(message.get("body", b""))
@@ -153,6 +169,30 @@ class Guard:
             message = f"the body did not arrive within {self.body_timeout_s:g} s"
             for reply in _error(408, "body_timeout", message):
                 await send(reply)
+
+    def _wait(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        task: asyncio.Task[Any],
+        deadline: float,
+        state: dict[str, bool],
+    ) -> None:
+        """Note that `task` waits for its body until `deadline`; the sweep runs while any wait."""
+        self._waiting[task] = (deadline, state)
+        if self._sweep is None:
+            self._sweep = loop.call_later(self.tick_s, self._cancel_late, loop)
+
+    def _cancel_late(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Cancel every request still waiting for its body past its deadline (at most a tick
+        late), then sweep again a tick later while any request waits."""
+        self._sweep = None
+        now = loop.time()
+        for task, (deadline, state) in self._waiting.items():
+            if now >= deadline and not state["timed_out"]:
+                state["timed_out"] = True
+                task.cancel()
+        if self._waiting:
+            self._sweep = loop.call_later(self.tick_s, self._cancel_late, loop)
 
     async def _too_large(self, scope: Scope, send: Send, cap: int) -> None:
         log.info("request body too large", extra={"path": scope["path"], "cap": cap})

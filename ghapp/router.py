@@ -83,13 +83,20 @@ class Router:
 
         Raises `BadPayload` when the payload lacks the shape of its event or of a matching route.
         """
-        envelope = parse(event, Envelope, payload)
-        parsed: dict[type[Shape], Shape] = {Envelope: envelope}
+        action = payload.get("action")
+        routes = [
+            route
+            for route in self._by_event.get(event, ())
+            if route.actions is None or (isinstance(action, str) and action in route.actions)
+        ]
+        # Every route's shape holds the envelope's fields too: the first route's shape is read
+        # first and stands for the envelope, so a common delivery is validated once.
+        first = routes[0].shape if routes and issubclass(routes[0].shape, Envelope) else Envelope
+        envelope = parse(event, first, payload)
+        parsed: dict[type[Shape], Shape] = {first: envelope}
         installation_id = envelope.installation.id if envelope.installation else None
         specs = []
-        for route in self._by_event.get(event, ()):
-            if route.actions is not None and envelope.action not in route.actions:
-                continue
+        for route in routes:
             if route.shape not in parsed:
                 parsed[route.shape] = route.parse(payload)
             if route.when is not None and not route.when(parsed[route.shape]):
