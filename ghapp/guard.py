@@ -72,6 +72,16 @@ def _declared_over(scope: Scope, cap: int) -> bool:
     return False
 
 
+class _Wait:
+    """A task waiting for part of a body: its deadline, and whether the sweep has cut it."""
+
+    __slots__ = ("cut", "deadline")
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.cut = False
+
+
 class Guard:
     """ASGI middleware bounding requests in flight and the time their bodies take to arrive."""
 
@@ -85,7 +95,7 @@ class Guard:
         # The requests waiting for a part of their body, with their deadlines. One sweep a tick
         # cancels those past it, instead of a timer for each request (a timer cost every
         # delivery more CPU than the rest of this guard: docs/performance.md, "Ingress").
-        self._waiting: dict[asyncio.Task[Any], tuple[float, dict[str, bool]]] = {}
+        self._waiting: dict[asyncio.Task[Any], _Wait] = {}
         self._sweep: asyncio.TimerHandle | None = None
         self.tick_s = min(1.0, body_timeout_s / 10)
 
@@ -123,8 +133,6 @@ class Guard:
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.body_timeout_s
-        task = asyncio.current_task()
-        assert task is not None  # an ASGI request always runs in a task
         state = {"body_done": False, "timed_out": False, "started": False, "too_large": False}
         received = [0]
 
@@ -134,12 +142,16 @@ class Guard:
             if loop.time() >= deadline:
                 state["timed_out"] = True
                 raise BodyTimeout
-            self._wait(loop, task, deadline, state)
+            # The task that reads: a response may listen for the disconnect from a task of its own.
+            task = asyncio.current_task()
+            assert task is not None  # an ASGI request always runs in a task
+            wait = self._wait(loop, task, deadline)
             try:
                 message = await receive()
             except asyncio.CancelledError:
                 # Cancelled by the sweep, and by nothing else: the body is late.
-                if state["timed_out"] and task.uncancel() == 0:
+                if wait.cut and task.uncancel() == 0:
+                    state["timed_out"] = True
                     raise BodyTimeout from None
                 raise
             finally:
@@ -171,25 +183,22 @@ class Guard:
                 await send(reply)
 
     def _wait(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        task: asyncio.Task[Any],
-        deadline: float,
-        state: dict[str, bool],
-    ) -> None:
+        self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], deadline: float
+    ) -> _Wait:
         """Note that `task` waits for its body until `deadline`; the sweep runs while any wait."""
-        self._waiting[task] = (deadline, state)
+        wait = self._waiting[task] = _Wait(deadline)
         if self._sweep is None:
             self._sweep = loop.call_later(self.tick_s, self._cancel_late, loop)
+        return wait
 
     def _cancel_late(self, loop: asyncio.AbstractEventLoop) -> None:
         """Cancel every request still waiting for its body past its deadline (at most a tick
         late), then sweep again a tick later while any request waits."""
         self._sweep = None
         now = loop.time()
-        for task, (deadline, state) in self._waiting.items():
-            if now >= deadline and not state["timed_out"]:
-                state["timed_out"] = True
+        for task, wait in self._waiting.items():
+            if now >= wait.deadline and not wait.cut:
+                wait.cut = True
                 task.cancel()
         if self._waiting:
             self._sweep = loop.call_later(self.tick_s, self._cancel_late, loop)
