@@ -4,8 +4,10 @@ and, for information, against a body-only endpoint.
 
 Run: `python bench/ingress.py [--seconds 60] [--rounds 3]`. The server runs pinned to one core,
 the load generator on the other. The same-work endpoint and the app take turns, `--rounds` times,
-each for `--seconds / --rounds`, so both see the same moments of a noisy machine; the bars are the
-median of the rounds' ratios. Each server's CPU time a delivery is printed beside its rate.
+each for `--seconds / --rounds` and each going first every other round, so both see the same
+moments of a noisy machine; the bars are the median of the rounds' ratios. Each turn starts on a
+fresh database and removes it once measured. Each server's CPU time a delivery is printed beside
+its rate.
 """
 
 from __future__ import annotations
