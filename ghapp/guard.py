@@ -96,7 +96,8 @@ class Guard:
         # cancels those past it, instead of a timer for each request (a timer cost every
         # delivery more CPU than the rest of this guard: docs/performance.md, "Ingress").
         self._waiting: dict[asyncio.Task[Any], _Wait] = {}
-        self._sweep: asyncio.TimerHandle | None = None
+        # Each event loop sweeps its own requests (a test client may serve from several).
+        self._sweeps: dict[asyncio.AbstractEventLoop, asyncio.TimerHandle] = {}
         self.tick_s = min(1.0, body_timeout_s / 10)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -185,23 +186,30 @@ class Guard:
     def _wait(
         self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], deadline: float
     ) -> _Wait:
-        """Note that `task` waits for its body until `deadline`; the sweep runs while any wait."""
+        """Note that `task` waits for its body until `deadline`; its loop sweeps while any of its
+        requests wait."""
         wait = self._waiting[task] = _Wait(deadline)
-        if self._sweep is None:
-            self._sweep = loop.call_later(self.tick_s, self._cancel_late, loop)
+        if loop not in self._sweeps:
+            for ended in [other for other in self._sweeps if other.is_closed()]:
+                del self._sweeps[ended]  # a loop that ended with its sweep still armed
+            self._sweeps[loop] = loop.call_later(self.tick_s, self._cancel_late, loop)
         return wait
 
     def _cancel_late(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Cancel every request still waiting for its body past its deadline (at most a tick
-        late), then sweep again a tick later while any request waits."""
-        self._sweep = None
+        """Cancel every request of this loop still waiting for its body past its deadline (at
+        most a tick late), then sweep again a tick later while any of them waits."""
+        del self._sweeps[loop]
         now = loop.time()
-        for task, wait in self._waiting.items():
+        waiting = False
+        for task, wait in list(self._waiting.items()):  # another loop's thread may add some
+            if task.get_loop() is not loop:
+                continue
+            waiting = True
             if now >= wait.deadline and not wait.cut:
                 wait.cut = True
                 task.cancel()
-        if self._waiting:
-            self._sweep = loop.call_later(self.tick_s, self._cancel_late, loop)
+        if waiting:
+            self._sweeps[loop] = loop.call_later(self.tick_s, self._cancel_late, loop)
 
     async def _too_large(self, scope: Scope, send: Send, cap: int) -> None:
         log.info("request body too large", extra={"path": scope["path"], "cap": cap})

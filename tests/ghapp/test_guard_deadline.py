@@ -124,3 +124,15 @@ def test_a_request_cancelled_by_anything_else_stays_cancelled_and_is_not_a_408()
     assert sent == []
     assert guard._waiting == {}
     assert guard.in_flight == 0
+
+
+def test_a_guard_serving_one_loop_after_another_still_cuts_a_late_body() -> None:
+    # The first loop ends with a sweep still armed (its request was prompt); that sweep never
+    # runs, and the next loop's late body must be cut all the same.
+    guard = Guard(echo_length, max_in_flight=8, body_timeout_s=TIMEOUT_S)
+
+    first = asyncio.run(run(guard, parts((0.0, b"xy", False))))
+    second = asyncio.run(run(guard, parts((0.0, b"x", True))))
+
+    assert status(first) == 200
+    assert status(second) == 408
