@@ -5,8 +5,8 @@ A request over the bound is answered 503 at once and its connection closed, so a
 clients cannot hold every descriptor; a body that has not arrived whole by the deadline is answered
 408 and its connection closed (a sweep every tenth of the deadline, at most a second, finds it); a
 body over its route's cap (declared, or counted as it streams) is answered 413 and the rest never
-read, whatever the route's handler does with it. `/healthz` and
-`/readyz` are answered outside the bound, so a flood never hides whether the process is up.
+read, whatever the route's handler does with it. `/healthz` and `/readyz` are answered outside
+the bound, so a flood never hides whether the process is up.
 """
 
 from __future__ import annotations
