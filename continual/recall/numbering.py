@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ import orjson
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from continual.batches import in_lists
+from continual.prepared import Prepared
 from continual.recall.cards import FILE, FOLDER, GROUP, NAME, Links, Normal
 from continual.secrets import redact
 from continual.tables import Account, Entry, LinkName
@@ -152,25 +153,30 @@ class StoredNames:
         return len(self.names)
 
 
+# Built once: a cold build reads a thousand names or more for an account of 200 lessons, and
+# SQLAlchemy's rows cost more than the read (on SQLite's driver).
+_NAMES = Prepared(
+    select(LinkName.number, LinkName.kind, LinkName.name).where(
+        LinkName.account_id == bindparam("account_id")
+    )
+)
+
+
 def read_link_names(conn: Connection, account_id: int) -> StoredNames:
     """Every name the account's entries were numbered with."""
-    rows = conn.execute(
-        select(LinkName.number, LinkName.kind, LinkName.name).where(
-            LinkName.account_id == account_id
-        )
-    ).all()
-    numbers = np.fromiter((row[0] for row in rows), np.int64, len(rows))
-    kinds = np.fromiter((row[1] for row in rows), np.uint8, len(rows))
-    names: list[Any] = [row[2] for row in rows]
+    rows = _NAMES.rows(conn, {"account_id": account_id})
+    held, kinds_held, names_held = zip(*rows, strict=True) if rows else ((), (), ())
+    numbers = np.array(held, dtype=np.int64)
+    kinds = np.array(kinds_held, dtype=np.uint8)
+    names: list[Any] = list(names_held)
     groups = np.flatnonzero(kinds == GROUP).tolist()
     for at, terms in zip(groups, _groups([names[at] for at in groups]), strict=True):
         names[at] = terms
     return StoredNames(numbers, kinds, names)
 
 
-def _groups(texts: list[str]) -> Iterable[tuple[str, ...]]:
+def _groups(texts: list[str]) -> list[tuple[str, ...]]:
     """Stored keyword groups (JSON lists of terms) as tuples of interned terms: a term is held
     once however many groups name it."""
     intern = sys.intern
-    for terms in orjson.loads("[" + ",".join(texts) + "]"):
-        yield tuple(map(intern, terms))
+    return [tuple(map(intern, terms)) for terms in orjson.loads("[" + ",".join(texts) + "]")]

@@ -24,7 +24,7 @@ from continual.tables import Entry
 from continual.values import EntryState
 
 T = TypeVar("T")
-SIZING_SAMPLE = 32  # lessons' worth of each large container an estimate of its size measures
+SIZING_SAMPLE = 16  # lessons' worth of each large container an estimate of its size measures
 MAX_REMEMBERED = 256  # derived values a snapshot keeps (one or two per repository asked about)
 
 
