@@ -11,7 +11,7 @@ SQLAlchemy event sees a statement run on the driver.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from sqlalchemy import Connection
@@ -81,6 +81,22 @@ class Prepared:
         driver = _driver(conn)
         try:
             return driver.execute(self.sql, self._params(params)).fetchall()
+        except sqlite3.Error as exc:
+            raise _raised(conn, self.sql, exc) from exc
+
+    def batches(
+        self, conn: Connection, params: Mapping[str, object], size: int
+    ) -> Iterator[Sequence[Sequence[Any]]]:
+        """The rows the statement answers, ``size`` at a time, each batch read when asked for
+        (a caller that builds as it reads need not hold every row at once)."""
+        if conn.dialect.name != "sqlite":
+            yield from conn.execute(self.statement, params).partitions(size)
+            return
+        driver = _driver(conn)
+        try:
+            cursor = driver.execute(self.sql, self._params(params))
+            while batch := cursor.fetchmany(size):
+                yield batch
         except sqlite3.Error as exc:
             raise _raised(conn, self.sql, exc) from exc
 

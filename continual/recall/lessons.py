@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, or_, select
 
 from continual.lifecycle import Tally, entry_state
+from continual.prepared import Prepared
 from continual.proofs import ProofEvidence, proofs_of_account
 from continual.recall.cards import Card
 from continual.tables import Entry, Receipt, Repository, Suggestion
@@ -269,6 +271,23 @@ def _merged_query(account_id: int) -> Any:
     )
 
 
+# Built once: a cold build reads a whole account with these (on SQLite's driver), and building
+# them again costs a small account's build a tenth of its time.
+_ACCOUNT_ENTRIES = Prepared(
+    select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
+        Entry.deleted_ms.is_(None), Entry.account_id == bindparam("account_id")
+    )
+)
+_ACCOUNT_MERGED = Prepared(
+    select(Receipt.entry_id).where(
+        Receipt.account_id == bindparam("account_id"),
+        or_(*(Receipt.source == source for source in sorted(WIDENING_SOURCES))),
+        Receipt.decision == Decision.ACCEPTED.value,
+        Receipt.superseded.is_(False),
+    )
+)
+
+
 def read_lessons(
     conn: Connection,
     account_id: int,
@@ -283,38 +302,39 @@ def read_lessons(
     ``each_batch`` as it is read, with each entry's link numbers (a snapshot indexes it on the
     way)."""
     reader = _Reader(conn, account_id, now)
-    live = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
-        Entry.deleted_ms.is_(None)
-    )
-    merged_query = _merged_query(account_id)
+    merged: set[str] = set()
+    batches: list[Iterable[Sequence[Any]]] = []
     if ids is None:
-        parts: Iterable[tuple[Any, Any]] = [
-            (live.where(Entry.account_id == account_id), merged_query)
-        ]
+        mine = {"account_id": account_id}
+        merged.update(row[0] for row in _ACCOUNT_MERGED.rows(conn, mine))
+        batches.append(_ACCOUNT_ENTRIES.batches(conn, mine, ROW_BATCH))
     else:
         # By the entries' ids alone, the account checked on each entry row (a receipt's entry
         # is of its account): with the account in the WHERE clause, SQLite's planner walks the
         # account's whole index instead.
-        parts = (
-            (live.where(Entry.id.in_(chunk)), merged_query.where(Receipt.entry_id.in_(chunk)))
-            for chunk in _chunks(ids)
+        live = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
+            Entry.deleted_ms.is_(None)
         )
-    merged: set[str] = set()
-    entry_queries = []
-    for entries, merges in parts:
-        entry_queries.append(entries)
-        merged.update(conn.execute(merges).scalars())
+        merged_query = _merged_query(account_id)
+        for chunk in _chunks(ids):
+            merged.update(conn.execute(merged_query.where(Receipt.entry_id.in_(chunk))).scalars())
+            batches.append(_of_account(conn, live.where(Entry.id.in_(chunk)), account_id))
     widening = Widening(_merged_keys(conn, account_id, sorted(merged)))
     lessons: list[Lesson] = []
-    for entries in entry_queries:
-        # In batches: a build's rows are freed as it goes, not held for the whole account.
-        for batch in conn.execute(entries).partitions(ROW_BATCH):
-            mine = batch if ids is None else [r for r in batch if r.account_id == account_id]
-            made = reader.lessons(mine, widening)
-            if each_batch is not None:
-                each_batch(made, [row[-1] for row in mine])
-            lessons.extend(made)
+    # In batches: a build's rows are freed as it goes, not held for the whole account. The
+    # entries are read after the merged receipts: a statement runs when its batches are asked for.
+    for batch in chain.from_iterable(batches):
+        made = reader.lessons(batch, widening)
+        if each_batch is not None:
+            each_batch(made, [row[-1] for row in batch])
+        lessons.extend(made)
     return lessons
+
+
+def _of_account(conn: Connection, query: Any, account_id: int) -> Iterator[list[Any]]:
+    """The rows of ``query`` (entries with their account last but one) of the account."""
+    for batch in conn.execute(query).partitions(ROW_BATCH):
+        yield [row for row in batch if row.account_id == account_id]
 
 
 def _merged_keys(conn: Connection, account_id: int, ids: Sequence[str]) -> list[tuple[int, str]]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert, select, union
+from sqlalchemy import Connection, Integer, bindparam, insert, select, union
 
+from continual.prepared import Prepared
 from continual.suppression.rules import (
     DEFAULT_SUPPRESS_DAYS,
     Mechanism,
@@ -32,12 +33,10 @@ class Withheld:
     suppression: Suppression
 
 
-def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
-    """The repository's live entries that were ever dismissed or demoted, with their receipts.
-
-    Read on every hand-out, so both halves go through an index: the account's dismissals, and the
-    repository's demoted entries; the cost follows how many there are, not the store's size.
-    """
+def _candidates() -> Prepared:
+    """The entries of a repository's account that were ever dismissed, and the repository's
+    demoted entries."""
+    repository_id = bindparam("repository_id", type_=Integer)
     account = select(Repository.account_id).where(Repository.id == repository_id).scalar_subquery()
     dismissed = select(Receipt.entry_id).where(
         Receipt.account_id == account, Receipt.decision == Decision.DISMISSED.value
@@ -45,9 +44,22 @@ def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
     demoted = select(Entry.id).where(
         Entry.repository_id == repository_id, Entry.demoted_ms.is_not(None)
     )
+    return Prepared(union(dismissed, demoted))
+
+
+# Built once: read on every hand-out whose snapshot has moved on (on SQLite's driver).
+_CANDIDATES = _candidates()
+
+
+def mechanisms(conn: Connection, repository_id: int) -> list[Mechanism]:
+    """The repository's live entries that were ever dismissed or demoted, with their receipts.
+
+    Read on every hand-out, so both halves go through an index: the account's dismissals, and the
+    repository's demoted entries; the cost follows how many there are, not the store's size.
+    """
     # Two steps, so that the entries are looked up by primary key: given the repository as well,
     # a planner may walk every entry of the repository instead.
-    candidates = list(conn.execute(union(dismissed, demoted)).scalars())
+    candidates = [row[0] for row in _CANDIDATES.rows(conn, {"repository_id": repository_id})]
     if not candidates:
         return []
     entries = [
