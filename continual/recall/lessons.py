@@ -332,7 +332,7 @@ def read_lessons(
 
 
 def _of_account(conn: Connection, query: Any, account_id: int) -> Iterator[list[Any]]:
-    """The rows of ``query`` (entries with their account last but one) of the account."""
+    """Those rows of ``query`` (entry rows with their ``account_id``) that are the account's."""
     for batch in conn.execute(query).partitions(ROW_BATCH):
         yield [row for row in batch if row.account_id == account_id]
 

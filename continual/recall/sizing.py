@@ -26,7 +26,7 @@ def estimated_bytes(*roots: object, rate: float = 1.0) -> int:
 
     The objects are measured a level at a time, each level's objects grouped by type, so that
     Python's own loops do the counting rather than a call per object (a snapshot of 200
-    lessons holds some 30,000). With ``rate`` below 1, a container of more than SMALL members
+    lessons holds tens of thousands). With ``rate`` below 1, a container of more than SMALL members
     reached in full is measured on the members whose address falls in a ``rate`` share of a
     hash of addresses, with all they reach, and that share is scaled by ``1 / rate``; below a
     sampled container nothing is sampled again. An object two containers share (a name in a
@@ -62,8 +62,9 @@ def _level(
     size = 0
     members: list[object] = []
     large: list[object] = []
-    for kind in set(types):
-        these = fresh if len(types) == 1 else list(compress(fresh, map(partial(is_, kind), types)))
+    kinds = set(types)
+    for kind in kinds:
+        these = fresh if len(kinds) == 1 else list(compress(fresh, map(partial(is_, kind), types)))
         if issubclass(kind, Enum):
             continue
         size += sum(map(sys.getsizeof, these))
