@@ -86,3 +86,41 @@ def test_a_statement_whose_values_sqlalchemy_changes_is_refused() -> None:
     with pytest.raises(TypeError, match="not prepared"):
         Prepared(select(table.c.id).where(table.c.at == bindparam("at", type_=DateTime)))
     Prepared(select(table.c.id).where(table.c.id == bindparam("id")))
+
+
+_REPOSITORIES = Prepared(
+    select(Repository.id, Repository.full_name)
+    .where(Repository.account_id == bindparam("account_id"))
+    .order_by(Repository.id)
+)
+
+
+def test_batches_hand_every_row_a_few_at_a_time(engine: Engine) -> None:
+    names = [f"r{n}" for n in range(7)]
+    tenant = seed(engine, 1, "octo", *names)
+    with engine.connect() as conn:
+        every = _REPOSITORIES.rows(conn, {"account_id": 1})
+        batches = [list(map(tuple, b)) for b in _REPOSITORIES.batches(conn, {"account_id": 1}, 3)]
+        assert [len(b) for b in batches] == [3, 3, 1]
+        assert [row for b in batches for row in b] == every
+        assert sorted(name for _, name in every) == sorted(tenant.repos)
+        assert list(_REPOSITORIES.batches(conn, {"account_id": 2}, 3)) == []
+
+
+def test_batches_run_the_statement_when_first_asked(engine: Engine) -> None:
+    """A build reads what it needs first, then the entries: nothing runs before the first batch."""
+    seed(engine, 1, "octo", "app")
+    with engine.connect() as conn:
+        pending = _REPOSITORIES.batches(conn, {"account_id": 1}, 10)
+        _NEW_REPOSITORY.run(conn, {"id": 99, "account_id": 1, "name": "octo/late"})
+        assert "octo/late" in {name for batch in pending for _, name in batch}
+
+
+def test_a_failing_read_in_batches_raises_sqlalchemys_error(engine: Engine) -> None:
+    from sqlalchemy import Column, Integer, MetaData, Table
+    from sqlalchemy.exc import DBAPIError
+
+    missing = Table("no_such_table", MetaData(), Column("id", Integer))
+    broken = Prepared(select(missing.c.id).where(missing.c.id == bindparam("id")))
+    with pytest.raises(DBAPIError), engine.connect() as conn:
+        list(broken.batches(conn, {"id": 1}, 10))
