@@ -25,8 +25,8 @@ def estimated_bytes(*roots: object, rate: float = 1.0) -> int:
     enum members not at all (they are shared by every snapshot).
 
     The objects are measured a level at a time, each level's objects grouped by type, so that
-    Python's own loops do the counting rather than a call per object (a snapshot of 200
-    lessons holds tens of thousands). With ``rate`` below 1, a container of more than SMALL members
+    Python's own loops do the counting rather than a call per object (a snapshot of 200 lessons
+    holds tens of thousands). With ``rate`` below 1, a container of more than SMALL members
     reached in full is measured on the members whose address falls in a ``rate`` share of a
     hash of addresses, with all they reach, and that share is scaled by ``1 / rate``; below a
     sampled container nothing is sampled again. An object two containers share (a name in a
@@ -40,8 +40,7 @@ def estimated_bytes(*roots: object, rate: float = 1.0) -> int:
         size, members, large = _level(whole, seen, split=threshold < 2**32)
         whole_bytes += size
         for container in large:
-            chosen = _chosen(_members_of(container), threshold)
-            sampled.extend(chosen)
+            sampled += _chosen(_members_of(container), threshold)
         size, below, _ = _level(sampled, seen, split=False)
         sampled_bytes += size
         whole, sampled = members, below
