@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Integer, bindparam, insert, select, union
+from sqlalchemy import BigInteger, Connection, bindparam, insert, select, union
 
 from continual.prepared import Prepared
 from continual.suppression.rules import (
@@ -36,7 +36,7 @@ class Withheld:
 def _candidates() -> Prepared:
     """The entries of a repository's account that were ever dismissed, and the repository's
     demoted entries."""
-    repository_id = bindparam("repository_id", type_=Integer)
+    repository_id = bindparam("repository_id", type_=BigInteger)  # ids past 32 bits
     account = select(Repository.account_id).where(Repository.id == repository_id).scalar_subquery()
     dismissed = select(Receipt.entry_id).where(
         Receipt.account_id == account, Receipt.decision == Decision.DISMISSED.value

@@ -124,3 +124,19 @@ def test_a_failing_read_in_batches_raises_sqlalchemys_error(engine: Engine) -> N
     broken = Prepared(select(missing.c.id).where(missing.c.id == bindparam("id")))
     with pytest.raises(DBAPIError), engine.connect() as conn:
         list(broken.batches(conn, {"id": 1}, 10))
+
+
+def test_the_cold_builds_statements_take_ids_past_32_bits(engine: Engine) -> None:
+    """GitHub's ids pass 2**31: a parameter typed as a 32-bit integer fails on PostgreSQL."""
+    from continual.recall.lessons import read_lessons
+    from continual.recall.numbering import read_link_names
+    from continual.suppression.store import mechanisms
+
+    big = 2**40 + 7
+    tenant = seed(engine, big, "octo", "app")
+    (repository_id,) = tenant.repos.values()
+    assert repository_id > 2**40
+    with engine.connect() as conn:
+        assert mechanisms(conn, repository_id) == []
+        assert read_lessons(conn, big, now=1_700_000_000_000) == []
+        assert len(read_link_names(conn, big)) == 0
