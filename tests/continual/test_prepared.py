@@ -8,6 +8,9 @@ from sqlalchemy import Engine, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from continual.prepared import Prepared
+from continual.recall.lessons import read_lessons
+from continual.recall.numbering import read_link_names
+from continual.suppression.store import mechanisms
 from continual.tables import Account, Repository
 from tests.support.recall import seed
 
@@ -128,10 +131,6 @@ def test_a_failing_read_in_batches_raises_sqlalchemys_error(engine: Engine) -> N
 
 def test_the_cold_builds_statements_take_ids_past_32_bits(engine: Engine) -> None:
     """GitHub's ids pass 2**31: a parameter typed as a 32-bit integer fails on PostgreSQL."""
-    from continual.recall.lessons import read_lessons
-    from continual.recall.numbering import read_link_names
-    from continual.suppression.store import mechanisms
-
     big = 2**40 + 7
     tenant = seed(engine, big, "octo", "app")
     (repository_id,) = tenant.repos.values()
