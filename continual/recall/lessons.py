@@ -262,30 +262,26 @@ def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
         yield ids[start : start + size]
 
 
-def _merged_query(account_id: int) -> Any:
+def _merged_query(account: Any) -> Any:
+    """The entry ids of the account's current acceptances by a widening source (a merged fix);
+    ``account``: its id, or a parameter that stands for it."""
     return select(Receipt.entry_id).where(
-        Receipt.account_id == account_id,
-        Receipt.source.in_(sorted(WIDENING_SOURCES)),
-        Receipt.decision == Decision.ACCEPTED.value,
-        Receipt.superseded.is_(False),
-    )
-
-
-# Built once: a cold build reads a whole account with these (on SQLite's driver), and building
-# them again costs a small account's build a tenth of its time.
-_ACCOUNT_ENTRIES = Prepared(
-    select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
-        Entry.deleted_ms.is_(None), Entry.account_id == bindparam("account_id")
-    )
-)
-_ACCOUNT_MERGED = Prepared(
-    select(Receipt.entry_id).where(
-        Receipt.account_id == bindparam("account_id"),
+        Receipt.account_id == account,
+        # One comparison a source, not IN: a prepared statement cannot expand a list.
         or_(*(Receipt.source == source for source in sorted(WIDENING_SOURCES))),
         Receipt.decision == Decision.ACCEPTED.value,
         Receipt.superseded.is_(False),
     )
+
+
+# The live entries as a read for recall takes them: its columns, the account, the link numbers.
+_LIVE = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
+    Entry.deleted_ms.is_(None)
 )
+# Built once: a cold build reads a whole account with these (on SQLite's driver), and building
+# them again costs a small account's build a tenth of its time.
+_ACCOUNT_ENTRIES = Prepared(_LIVE.where(Entry.account_id == bindparam("account_id")))
+_ACCOUNT_MERGED = Prepared(_merged_query(bindparam("account_id")))
 
 
 def read_lessons(
@@ -312,13 +308,10 @@ def read_lessons(
         # By the entries' ids alone, the account checked on each entry row (a receipt's entry
         # is of its account): with the account in the WHERE clause, SQLite's planner walks the
         # account's whole index instead.
-        live = select(*ENTRY_COLUMNS, Entry.account_id, Entry.link_numbers).where(
-            Entry.deleted_ms.is_(None)
-        )
         merged_query = _merged_query(account_id)
         for chunk in _chunks(ids):
             merged.update(conn.execute(merged_query.where(Receipt.entry_id.in_(chunk))).scalars())
-            batches.append(_of_account(conn, live.where(Entry.id.in_(chunk)), account_id))
+            batches.append(_of_account(conn, _LIVE.where(Entry.id.in_(chunk)), account_id))
     widening = Widening(_merged_keys(conn, account_id, sorted(merged)))
     lessons: list[Lesson] = []
     # In batches: a build's rows are freed as it goes, not held for the whole account. The
